@@ -1,0 +1,58 @@
+package io.jtrace.shm.abi;
+
+/**
+ * Layout of the 8-byte chunk header, little-endian:
+ *
+ * <pre>
+ *  offset 0: u32 chunk id          (per writer, increasing, wraps at 2^32)
+ *  offset 4: u16 writer id         (1..32767)
+ *  offset 6: u16 packets word      (bits 0..9 packet count, bits 10..15 flags)
+ * </pre>
+ *
+ * The writer id and packets word are read and written together as the 32-bit word at offset 4, so
+ * one release store publishes a new packet count (see {@link SharedMemoryAbi#publishPackets}).
+ */
+public final class ChunkHeader {
+    public static final int SIZE = 8;
+    public static final int CHUNK_ID_OFFSET = 0;
+    public static final int WRITER_AND_PACKETS_OFFSET = 4;
+
+    /** The first packet of this chunk is the continuation of the last packet of the previous chunk. */
+    public static final int FLAG_FIRST_PACKET_CONTINUES_FROM_PREV = 1;
+    /** The last packet of this chunk continues in the next chunk of the same writer. */
+    public static final int FLAG_LAST_PACKET_CONTINUES_ON_NEXT = 2;
+    /** A size field in this chunk is still open and will arrive as a patch. */
+    public static final int FLAG_NEEDS_PATCHING = 4;
+
+    public static final int MAX_PACKETS = 1023;
+    public static final int MAX_WRITER_ID = 32767;
+
+    private static final int COUNT_MASK = 0x3FF;
+    private static final int FLAGS_SHIFT = 10;
+
+    private ChunkHeader() {}
+
+    public static int packetsWord(int count, int flags) {
+        return (count & COUNT_MASK) | ((flags & 0x3F) << FLAGS_SHIFT);
+    }
+
+    public static int packetCount(int packetsWord) {
+        return packetsWord & COUNT_MASK;
+    }
+
+    public static int flags(int packetsWord) {
+        return (packetsWord >>> FLAGS_SHIFT) & 0x3F;
+    }
+
+    public static int writerAndPackets(int writerId, int packetsWord) {
+        return (writerId & 0xFFFF) | ((packetsWord & 0xFFFF) << 16);
+    }
+
+    public static int writerId(int writerAndPackets) {
+        return writerAndPackets & 0xFFFF;
+    }
+
+    public static int packetsWordOf(int writerAndPackets) {
+        return writerAndPackets >>> 16;
+    }
+}

@@ -1,0 +1,49 @@
+package io.jtrace.shm.abi;
+
+/**
+ * Bit layout of the 32-bit page header bitmap (the first 4 of the page's 8 header bytes; the other
+ * 4 are reserved and stay zero).
+ *
+ * <pre>
+ *  bit 31   30..28    27..26   ...   3..2      1..0
+ *  [rsvd]  [layout]  [chunk13] ... [chunk1]  [chunk0]    each chunk: a {@link ChunkState} code
+ * </pre>
+ *
+ * Pure functions only: the atomic accesses live in {@link SharedMemoryAbi}.
+ */
+public final class PageHeader {
+    /** Bytes of header at the start of every page. */
+    public static final int SIZE = 8;
+    public static final int MAX_CHUNKS_PER_PAGE = 14;
+    static final int LAYOUT_SHIFT = 28;
+    static final int LAYOUT_MASK = 7 << LAYOUT_SHIFT;
+    static final int RESERVED_BIT = 1 << 31;
+
+    private PageHeader() {}
+
+    public static int layoutCode(int bitmap) {
+        return (bitmap >>> LAYOUT_SHIFT) & 7;
+    }
+
+    public static PageLayout layout(int bitmap) {
+        return PageLayout.fromCode(layoutCode(bitmap));
+    }
+
+    public static ChunkState chunkState(int bitmap, int chunkIndex) {
+        return ChunkState.fromCode(bitmap >>> (2 * chunkIndex));
+    }
+
+    public static int withChunkState(int bitmap, int chunkIndex, ChunkState state) {
+        int shift = 2 * chunkIndex;
+        return (bitmap & ~(3 << shift)) | (state.code() << shift);
+    }
+
+    public static int withLayout(PageLayout layout) {
+        return layout.code() << LAYOUT_SHIFT;
+    }
+
+    /** True when every chunk of the page's layout is FREE (an unpartitioned page counts as free). */
+    public static boolean allChunksFree(int bitmap) {
+        return (bitmap & ~LAYOUT_MASK) == 0;
+    }
+}

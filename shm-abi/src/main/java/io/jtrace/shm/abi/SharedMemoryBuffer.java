@@ -1,0 +1,140 @@
+package io.jtrace.shm.abi;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * A shared memory buffer (SMB): a file mapped read-write, divided into equal pages. The service
+ * creates it ({@link #create}); a producer maps the same file by path ({@link #map}). Both sides see
+ * one physical memory, so the page and chunk headers work as cross-process atomics.
+ *
+ * <p>The buffer returned by {@link #buffer()} is shared by every thread: use absolute get/put only,
+ * never its position or limit.
+ */
+public final class SharedMemoryBuffer {
+    public static final int MIN_PAGE_SIZE = 4096;
+    public static final int MAX_PAGE_SIZE = 32 * 1024;
+    public static final int MAX_SIZE = 32 * 1024 * 1024;
+    public static final int DEFAULT_SIZE = 256 * 1024;
+    public static final int DEFAULT_PAGE_SIZE = 4096;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Path path;
+    private final int pageSize;
+    private final int size;
+    private final ByteBuffer buffer;
+
+    private SharedMemoryBuffer(Path path, int pageSize, MappedByteBuffer mapped) {
+        this.path = path;
+        this.pageSize = pageSize;
+        this.size = mapped.capacity();
+        this.buffer = mapped.order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Creates a new SMB file with a random name and mode 0600 in {@code dir} ({@link #defaultDirectory()}
+     * when null), zero-filled (every page free), and maps it.
+     */
+    public static SharedMemoryBuffer create(Path dir, int size, int pageSize) throws IOException {
+        validateGeometry(size, pageSize);
+        Path directory = dir != null ? dir : defaultDirectory();
+        Path file;
+        while (true) {
+            byte[] nameBytes = new byte[12];
+            RANDOM.nextBytes(nameBytes);
+            file = directory.resolve("jtrace-smb-" + HexFormat.of().formatHex(nameBytes));
+            try {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rw-------")));
+                break;
+            } catch (FileAlreadyExistsException e) {
+                // Astronomically unlikely with 96 random bits; pick another name.
+            } catch (UnsupportedOperationException e) {
+                Files.createFile(file);
+                break;
+            }
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            channel.truncate(0);
+            // Extending by writing the last byte makes the file sparse-but-sized; every page reads as 0
+            // (free, unpartitioned) without writing the whole file.
+            channel.write(ByteBuffer.wrap(new byte[1]), size - 1L);
+            return new SharedMemoryBuffer(file, pageSize, channel.map(FileChannel.MapMode.READ_WRITE, 0, size));
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
+    }
+
+    /** Maps an SMB file created by {@link #create}, typically in another process. */
+    public static SharedMemoryBuffer map(Path file, int pageSize) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long fileSize = channel.size();
+            if (fileSize > MAX_SIZE) {
+                throw new IOException("SMB file " + file + " is " + fileSize + " bytes, more than " + MAX_SIZE);
+            }
+            validateGeometry((int) fileSize, pageSize);
+            return new SharedMemoryBuffer(file, pageSize, channel.map(FileChannel.MapMode.READ_WRITE, 0, fileSize));
+        }
+    }
+
+    /** {@code /dev/shm} when the machine has it (memory-backed), else the temp directory. */
+    public static Path defaultDirectory() {
+        Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+            return shm;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    static void validateGeometry(int size, int pageSize) {
+        if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || pageSize % MIN_PAGE_SIZE != 0) {
+            throw new IllegalArgumentException("SMB page size must be a multiple of 4 KiB between 4 KiB and 32 KiB, got "
+                    + pageSize);
+        }
+        if (size <= 0 || size > MAX_SIZE || size % pageSize != 0) {
+            throw new IllegalArgumentException("SMB size must be a positive multiple of the page size (" + pageSize
+                    + ") of at most 32 MiB, got " + size);
+        }
+    }
+
+    /**
+     * Removes the file name. Mappings stay valid; the memory is freed when the last one goes. The
+     * service calls this once both sides have mapped the file, so no one else can open it.
+     */
+    public void unlink() throws IOException {
+        Files.deleteIfExists(path);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int pageCount() {
+        return size / pageSize;
+    }
+
+    /** The mapped memory, little-endian. Absolute accesses only. */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+}

@@ -1,0 +1,102 @@
+package io.jtrace.shm.writer;
+
+import io.jtrace.shm.abi.PageHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+
+/**
+ * Finds free chunks in the SMB for writers, without locks: every claim is a CAS on a page header
+ * (through {@link SharedMemoryAbi}). The scan starts at a shared hint so concurrent writers spread over
+ * different pages instead of all fighting over page 0.
+ */
+public final class ChunkArbiter {
+    /** Default chunk layout: 4 chunks per page (about 1 KiB chunks on 4 KiB pages). */
+    public static final PageLayout DEFAULT_LAYOUT = PageLayout.DIV4;
+
+    private final SharedMemoryAbi abi;
+    private final WriterIdAllocator writerIds = new WriterIdAllocator();
+    private final ChunkCommitter committer;
+    /**
+     * Where the next scan starts. Read and written with plain accesses on purpose: a stale value only
+     * costs a longer scan, never correctness, since the CAS on the page header decides ownership.
+     */
+    private int pageHint;
+
+    public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
+        this.abi = abi;
+        this.committer = committer;
+    }
+
+    public SharedMemoryAbi abi() {
+        return abi;
+    }
+
+    public ChunkCommitter committer() {
+        return committer;
+    }
+
+    /** Largest chunk (header included) this SMB can hand out. */
+    public int maxChunkSize() {
+        return PageLayout.DIV1.chunkSize(abi.pageSize());
+    }
+
+    /**
+     * Claims a FREE chunk of at least {@code minChunkBytes} (header included) for writing. Returns
+     * {@code page << 8 | layoutCode << 4 | chunkIndex}, or -1 when no chunk is free (SMB full) or none
+     * can be that large.
+     */
+    public int acquireChunk(int minChunkBytes) {
+        PageLayout layout = DEFAULT_LAYOUT.chunkSize(abi.pageSize()) >= minChunkBytes
+                ? DEFAULT_LAYOUT
+                : PageLayout.smallestFitting(minChunkBytes, abi.pageSize());
+        if (layout == null) {
+            return -1;
+        }
+        int pages = abi.pageCount();
+        int start = pageHint;
+        if (start >= pages) {
+            start = 0;
+        }
+        for (int i = 0; i < pages; i++) {
+            int page = start + i;
+            if (page >= pages) {
+                page -= pages;
+            }
+            int bitmap = abi.pageBitmap(page);
+            int code = PageHeader.layoutCode(bitmap);
+            if (code == PageLayout.NOT_PARTITIONED.code()) {
+                // Lost races are fine: whoever partitioned it, we then try to take a chunk of it.
+                abi.tryPartitionPage(page, layout);
+            } else if (code != layout.code()) {
+                continue;
+            }
+            int index = abi.tryAcquireChunkForWriting(page, layout);
+            if (index >= 0) {
+                pageHint = page;
+                return page << 8 | layout.code() << 4 | index;
+            }
+        }
+        return -1;
+    }
+
+    public static int pageOf(int handle) {
+        return handle >>> 8;
+    }
+
+    public static PageLayout layoutOf(int handle) {
+        return PageLayout.fromCode(handle >>> 4 & 0xF);
+    }
+
+    public static int indexOf(int handle) {
+        return handle & 0xF;
+    }
+
+    /** A new writer id, or -1 when all are taken. */
+    public int allocateWriterId() {
+        return writerIds.allocate();
+    }
+
+    public void freeWriterId(int id) {
+        writerIds.free(id);
+    }
+}

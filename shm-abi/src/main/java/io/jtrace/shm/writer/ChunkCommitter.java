@@ -1,0 +1,136 @@
+package io.jtrace.shm.writer;
+
+import io.jtrace.shm.abi.PageHeader;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.MpscArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The producer's commit thread. Writers hand released chunks to it through a lock-free MPSC queue;
+ * it batches them into {@link CommitRequest}s for the {@link CommitSink}, every commit period or sooner
+ * when a quarter of the SMB is waiting, and answers flush requests once everything released before
+ * them is committed.
+ *
+ * <p>Writers enqueue preallocated {@link ChunkRef}s, one per chunk slot of the SMB, so releasing a
+ * chunk allocates nothing. A slot is in the queue at most once (it is re-acquired only after the
+ * service frees it, which is after it was committed), so a queue as large as the slot count never
+ * fills.
+ */
+public final class ChunkCommitter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ChunkCommitter.class);
+
+    /** A chunk slot. {@code targetBuffer} is written before the queue's release-offer, read after poll. */
+    static final class ChunkRef {
+        final int page;
+        final int index;
+        int targetBuffer;
+
+        ChunkRef(int page, int index) {
+            this.page = page;
+            this.index = index;
+        }
+    }
+
+    private static final int BATCH_CAPACITY = 32;
+
+    private final ChunkRef[] refs;
+    private final MpscArrayQueue<ChunkRef> released;
+    private final int wakeThreshold;
+    private final CommitSink sink;
+    private final long periodNanos;
+    /** Highest flush request id asked for and not yet answered, or -1. Set by any thread, taken by the commit thread. */
+    private final AtomicLong pendingFlush = new AtomicLong(-1);
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    public ChunkCommitter(int pageCount, CommitSink sink, long commitPeriodMillis, String name) {
+        this.refs = new ChunkRef[pageCount * PageHeader.MAX_CHUNKS_PER_PAGE];
+        for (int page = 0; page < pageCount; page++) {
+            for (int i = 0; i < PageHeader.MAX_CHUNKS_PER_PAGE; i++) {
+                refs[page * PageHeader.MAX_CHUNKS_PER_PAGE + i] = new ChunkRef(page, i);
+            }
+        }
+        this.released = new MpscArrayQueue<>(refs.length);
+        this.wakeThreshold = Math.max(1, pageCount / 4);
+        this.sink = sink;
+        this.periodNanos = TimeUnit.MILLISECONDS.toNanos(commitPeriodMillis);
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Writer thread: queue a chunk it released as COMPLETE. Lock-free, allocation-free. */
+    public void chunkReleased(int page, int index, int targetBuffer) {
+        ChunkRef ref = refs[page * PageHeader.MAX_CHUNKS_PER_PAGE + index];
+        ref.targetBuffer = targetBuffer;
+        if (!released.offer(ref)) {
+            // Unreachable by construction (see class comment); never lose the chunk silently if it is.
+            throw new IllegalStateException("commit queue full: chunk " + index + " of page " + page + " queued twice");
+        }
+        if (released.size() >= wakeThreshold) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * Asks the commit thread to commit everything released so far and then call
+     * {@link CommitSink#flushComplete} with {@code requestId}. Ids increase; acking N acks all before it.
+     */
+    public void requestFlush(long requestId) {
+        pendingFlush.accumulateAndGet(requestId, Math::max);
+        LockSupport.unpark(thread);
+    }
+
+    private void run() {
+        CommitRequest batch = new CommitRequest(BATCH_CAPACITY);
+        while (running) {
+            try {
+                long flushId = pendingFlush.getAndSet(-1);
+                if (drainInto(batch) > 0) {
+                    sink.commit(batch);
+                    batch = new CommitRequest(BATCH_CAPACITY);
+                }
+                if (flushId >= 0) {
+                    sink.flushComplete(flushId);
+                }
+                if (released.isEmpty() && pendingFlush.get() < 0) {
+                    LockSupport.parkNanos(this, periodNanos);
+                }
+            } catch (RuntimeException e) {
+                // The sink belongs to the service side; a failure there must not kill the commit thread.
+                LOG.warn("jtrace commit failed", e);
+            }
+        }
+        if (drainInto(batch) > 0) {
+            sink.commit(batch);
+        }
+    }
+
+    private int drainInto(CommitRequest batch) {
+        ChunkRef ref;
+        // poll(), not relaxedPoll(): it waits out a writer that has claimed a slot but not yet stored
+        // into it, so a flush acked after this drain covers every chunk released before the request.
+        while ((ref = released.poll()) != null) {
+            batch.add(ref.page, ref.index, ref.targetBuffer);
+        }
+        return batch.size();
+    }
+
+    /** Commits what is queued and stops the thread. */
+    @Override
+    public void close() {
+        running = false;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
