@@ -83,7 +83,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         inPacket = true;
         if (chunkHandle == NO_CHUNK || packetCount == ChunkHeader.MAX_PACKETS) {
             releaseChunk();
-            if (!acquireChunk(ChunkHeader.SIZE + WireFormat.RESERVED_SIZE_BYTES)) {
+            if (acquireChunk(ChunkHeader.SIZE + WireFormat.RESERVED_SIZE_BYTES)) {
+                proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
+            } else {
                 enterDiscard();
             }
         }
@@ -112,6 +114,26 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         packetCount++;
         packetsWritten++;
         abi.publishPackets(chunkOffset, ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(packetCount, 0)));
+    }
+
+    /**
+     * Gives up the open packet (after its writing code failed half-way): it is counted as dropped and
+     * the next packet starts where it began, so the chunk stays well-formed.
+     */
+    public void abortPacket() {
+        if (!inPacket) {
+            return;
+        }
+        inPacket = false;
+        droppedPackets++;
+        if (discarding) {
+            discarding = false;
+            if (chunkHandle != NO_CHUNK) {
+                proto.reset(smb, resumePosition, chunkEnd);
+            }
+        } else if (chunkHandle != NO_CHUNK && proto.depth() > 0) {
+            proto.reset(smb, proto.sizeFieldOffset(0), chunkEnd);
+        }
     }
 
     /** Hands the current chunk to the commit thread now instead of when it fills up. */
@@ -169,7 +191,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
         packetCount = 0;
         abi.writeChunkHeader(chunkOffset, nextChunkId++, writerId, ChunkHeader.packetsWord(0, 0));
-        proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
         return true;
     }
 

@@ -1,0 +1,167 @@
+package io.jtrace.agent;
+
+import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.trackevent.TrackEventDataSource;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The agent's option string, {@code -javaagent:jtrace.jar=start,duration=30s,file=/tmp/x.pftrace}:
+ * comma-separated {@code key} or {@code key=value}, like {@code -XX:StartFlightRecording}.
+ *
+ * <ul>
+ *   <li>{@code start}: start a session now (otherwise the agent only registers its data sources)</li>
+ *   <li>{@code duration=30s}: stop after this long (ms, s, m, h); default: at JVM exit</li>
+ *   <li>{@code file=path}: where the trace goes; default {@code jtrace-<pid>-<time>.pftrace}</li>
+ *   <li>{@code buffer=64m}: trace buffer size (k, m); default 32m</li>
+ *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default both</li>
+ *   <li>{@code categories=app+db*}: track_event categories to enable (globs); default all</li>
+ *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug); default warn</li>
+ * </ul>
+ */
+public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
+                           List<String> categories, String logLevel) {
+
+    public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
+    public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME);
+    private static final Set<String> KNOWN_SOURCES = Set.copyOf(DEFAULT_SOURCES);
+    private static final Set<String> LOG_LEVELS = Set.of("off", "error", "warn", "info", "debug", "trace");
+
+    /** Parses the option string; throws {@link IllegalArgumentException} naming the offending key or value. */
+    public static AgentOptions parse(String text) {
+        boolean start = false;
+        long duration = 0;
+        Path file = null;
+        long buffer = DEFAULT_BUFFER_BYTES;
+        List<String> sources = DEFAULT_SOURCES;
+        List<String> categories = List.of();
+        String log = "warn";
+        if (text != null && !text.isBlank()) {
+            for (String item : text.split(",")) {
+                String trimmed = item.trim();
+                if (trimmed.isEmpty()) {
+                    continue;
+                }
+                int eq = trimmed.indexOf('=');
+                String key = eq < 0 ? trimmed : trimmed.substring(0, eq).trim();
+                String value = eq < 0 ? null : trimmed.substring(eq + 1).trim();
+                switch (key) {
+                    case "start":
+                        if (value != null) {
+                            throw new IllegalArgumentException("jtrace option 'start' takes no value");
+                        }
+                        start = true;
+                        break;
+                    case "duration":
+                        duration = parseDuration(require(key, value));
+                        break;
+                    case "file":
+                        file = Path.of(require(key, value));
+                        break;
+                    case "buffer":
+                        buffer = parseSize(require(key, value));
+                        break;
+                    case "sources":
+                        sources = parseSources(require(key, value));
+                        break;
+                    case "categories":
+                        categories = List.of(require(key, value).split("\\+"));
+                        break;
+                    case "log":
+                        log = require(key, value).toLowerCase(Locale.ROOT);
+                        if (!LOG_LEVELS.contains(log)) {
+                            throw new IllegalArgumentException("jtrace option 'log' must be one of " + LOG_LEVELS
+                                    + ", got '" + value + "'");
+                        }
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown jtrace option '" + key
+                                + "' (known: start, duration, file, buffer, sources, categories, log)");
+                }
+            }
+        }
+        if (!start && (duration > 0 || file != null)) {
+            throw new IllegalArgumentException("jtrace options 'duration' and 'file' need 'start'");
+        }
+        return new AgentOptions(start, duration, file, buffer, sources, categories, log);
+    }
+
+    private static String require(String key, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("jtrace option '" + key + "' needs a value, as in " + key + "=...");
+        }
+        return value;
+    }
+
+    static long parseDuration(String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        long unit;
+        String number;
+        if (v.endsWith("ms")) {
+            unit = 1;
+            number = v.substring(0, v.length() - 2);
+        } else if (v.endsWith("s")) {
+            unit = 1000;
+            number = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("m")) {
+            unit = 60_000;
+            number = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("h")) {
+            unit = 3_600_000;
+            number = v.substring(0, v.length() - 1);
+        } else {
+            throw new IllegalArgumentException("jtrace option 'duration' needs a unit (ms, s, m or h), got '" + value + "'");
+        }
+        long n = parsePositive("duration", value, number);
+        return Math.multiplyExact(n, unit);
+    }
+
+    static long parseSize(String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        long unit = 1;
+        String number = v;
+        if (v.endsWith("k")) {
+            unit = 1024;
+            number = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("m")) {
+            unit = 1024 * 1024;
+            number = v.substring(0, v.length() - 1);
+        } else if (v.endsWith("g")) {
+            unit = 1024L * 1024 * 1024;
+            number = v.substring(0, v.length() - 1);
+        }
+        long bytes = Math.multiplyExact(parsePositive("buffer", value, number), unit);
+        if (bytes < 64 * 1024) {
+            throw new IllegalArgumentException("jtrace option 'buffer' must be at least 64k, got '" + value + "'");
+        }
+        return bytes;
+    }
+
+    private static long parsePositive(String key, String original, String number) {
+        try {
+            long n = Long.parseLong(number.trim());
+            if (n <= 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("jtrace option '" + key + "' is not a positive amount: '" + original + "'");
+        }
+    }
+
+    private static List<String> parseSources(String value) {
+        List<String> result = new ArrayList<>();
+        for (String s : value.split("\\+")) {
+            String name = s.trim();
+            if (!KNOWN_SOURCES.contains(name)) {
+                throw new IllegalArgumentException("jtrace option 'sources' names unknown data source '" + name
+                        + "' (known: " + String.join(", ", DEFAULT_SOURCES) + ")");
+            }
+            result.add(name);
+        }
+        return List.copyOf(result);
+    }
+}

@@ -1,0 +1,82 @@
+package io.jtrace.agent;
+
+import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.ProducerClient;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TrackEventConfig;
+import io.jtrace.service.ProcessIdentity;
+import io.jtrace.service.ServiceConfig;
+import io.jtrace.service.TracingService;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+
+/**
+ * Everything the agent runs in the host JVM: the embedded tracing service and this JVM's producer with
+ * its data sources. One per JVM, created on the first premain/agentmain.
+ */
+final class AgentRuntime {
+    private static AgentRuntime instance;
+
+    private final TracingService service;
+    private final ProducerClient producer;
+
+    private AgentRuntime() {
+        ProcessTrack process = ProcessTrack.forCurrentJvm();
+        this.service = new TracingService(ServiceConfig.defaults());
+        this.producer = new ProducerClient("jvm:" + process.pid(),
+                List.of(new TrackEventDataSource(process), new GcDataSource(process)));
+        int uid = ProcessIdentity.uid();
+        producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
+    }
+
+    static synchronized AgentRuntime get() {
+        if (instance == null) {
+            instance = new AgentRuntime();
+        }
+        return instance;
+    }
+
+    /** Starts the session the options describe; the file is written when it ends or the JVM exits. */
+    FileSession startSession(AgentOptions options) throws Exception {
+        Path file = options.file() != null ? options.file() : defaultFile();
+        FileSession session = FileSession.start(service, traceConfig(options), file);
+        Thread hook = new Thread(() -> session.stopAndWrite(15_000), "jtrace-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        session.written().whenComplete((n, e) -> {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running or about to: it finds the file written and returns at once.
+            }
+        });
+        return session;
+    }
+
+    static TraceConfig traceConfig(AgentOptions options) {
+        TraceConfig.Builder config = TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder()
+                        .setSizeKb((int) Math.min(Integer.MAX_VALUE, options.bufferBytes() / 1024))
+                        .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
+        if (options.durationMillis() > 0) {
+            config.setDurationMs((int) Math.min(Integer.MAX_VALUE, options.durationMillis()));
+        }
+        for (String source : options.sources()) {
+            DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);
+            if (source.equals(TrackEventDataSource.NAME) && !options.categories().isEmpty()) {
+                ds.setTrackEventConfig(TrackEventConfig.newBuilder().addAllEnabledCategories(options.categories()));
+            }
+            config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
+        }
+        return config.build();
+    }
+
+    private static Path defaultFile() {
+        String time = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        return Path.of("jtrace-" + ProcessHandle.current().pid() + "-" + time + ".pftrace");
+    }
+}

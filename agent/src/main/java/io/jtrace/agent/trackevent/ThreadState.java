@@ -1,0 +1,37 @@
+package io.jtrace.agent.trackevent;
+
+import io.jtrace.agent.tracks.OsThreadId;
+import io.jtrace.api.Category;
+import io.jtrace.shm.writer.TraceWriter;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+
+/**
+ * One application thread's track_event state for the current session: its writer (its sequence) and
+ * the names, categories and counter tracks already interned or described on that sequence. Touched only
+ * by its own thread.
+ */
+final class ThreadState {
+    final long tid = OsThreadId.current();
+    ActiveSession session;
+    TraceWriter writer;
+    final HashMap<String, Integer> nameIids = new HashMap<>();
+    final IdentityHashMap<Category, Integer> categoryIids = new IdentityHashMap<>();
+    final HashMap<String, Long> counterTracks = new HashMap<>();
+    int nextNameIid = 1;
+    int nextCategoryIid = 1;
+
+    /** Starts a new sequence for {@code next}: everything interned on the old one is forgotten. */
+    void rebind(ActiveSession next) {
+        if (writer != null) {
+            writer.close();
+        }
+        session = next;
+        writer = next.context().newTraceWriter();
+        nameIids.clear();
+        categoryIids.clear();
+        counterTracks.clear();
+        nextNameIid = 1;
+        nextCategoryIid = 1;
+    }
+}

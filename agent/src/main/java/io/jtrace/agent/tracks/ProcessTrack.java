@@ -1,0 +1,109 @@
+package io.jtrace.agent.tracks;
+
+import io.jtrace.protos.CounterDescriptor;
+import io.jtrace.protos.ProcessDescriptor;
+import io.jtrace.protos.ThreadDescriptor;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.shm.proto.ProtoWriter;
+import io.jtrace.shm.writer.TraceWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * This process's track and the uuids of the tracks under it (threads, counters, GC). Uuids are derived
+ * from a per-process random base, so two JVMs merged into one trace never collide, and the same
+ * thread or counter name always maps to the same track within the process.
+ */
+public final class ProcessTrack {
+    private final int pid;
+    private final String name;
+    private final long uuid;
+
+    public ProcessTrack(int pid, String name, long randomBase) {
+        this.pid = pid;
+        this.name = name;
+        this.uuid = mix(randomBase ^ pid) | 1;
+    }
+
+    /** The current JVM: its pid and a name from the main class or jar ({@code sun.java.command}). */
+    public static ProcessTrack forCurrentJvm() {
+        int pid = (int) ProcessHandle.current().pid();
+        String command = System.getProperty("sun.java.command", "");
+        String main = command.isBlank() ? ManagementFactory.getRuntimeMXBean().getName() : command.split(" ", 2)[0];
+        return new ProcessTrack(pid, main, System.nanoTime() ^ Double.doubleToLongBits(Math.random()));
+    }
+
+    public int pid() {
+        return pid;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long uuid() {
+        return uuid;
+    }
+
+    public long threadUuid(long tid) {
+        return mix(uuid ^ (tid * 0x9E3779B97F4A7C15L));
+    }
+
+    /** The uuid of a track named {@code key} under this process (counters, GC tracks). */
+    public long namedUuid(String key) {
+        long h = 1125899906842597L;
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        for (byte b : bytes) {
+            h = 31 * h + b;
+        }
+        return mix(uuid ^ mix(h));
+    }
+
+    public void writeProcessDescriptor(TraceWriter writer) {
+        ProtoWriter p = writer.beginPacket();
+        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
+        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, uuid);
+        p.beginNested(TrackDescriptor.PROCESS_FIELD_NUMBER);
+        p.varint(ProcessDescriptor.PID_FIELD_NUMBER, pid);
+        p.string(ProcessDescriptor.PROCESS_NAME_FIELD_NUMBER, name);
+        p.endNested();
+        p.endNested();
+        writer.endPacket();
+    }
+
+    /** Writes the descriptor of a thread's track into an already open packet. */
+    public void writeThreadDescriptor(ProtoWriter p, long tid, String threadName) {
+        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
+        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, threadUuid(tid));
+        p.beginNested(TrackDescriptor.THREAD_FIELD_NUMBER);
+        p.varint(ThreadDescriptor.PID_FIELD_NUMBER, pid);
+        p.varint(ThreadDescriptor.TID_FIELD_NUMBER, tid);
+        p.string(ThreadDescriptor.THREAD_NAME_FIELD_NUMBER, threadName);
+        p.endNested();
+        p.endNested();
+    }
+
+    /** Writes a packet describing a named track under the process; a counter track when {@code counter}. */
+    public void writeNamedTrack(TraceWriter writer, long trackUuid, String trackName, boolean counter) {
+        ProtoWriter p = writer.beginPacket();
+        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
+        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
+        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, uuid);
+        p.string(TrackDescriptor.NAME_FIELD_NUMBER, trackName);
+        if (counter) {
+            p.beginNested(TrackDescriptor.COUNTER_FIELD_NUMBER);
+            p.varint(CounterDescriptor.IS_INCREMENTAL_FIELD_NUMBER, 0);
+            p.endNested();
+        }
+        p.endNested();
+        writer.endPacket();
+    }
+
+    /** SplitMix64 finalizer: spreads bits so derived uuids do not cluster. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

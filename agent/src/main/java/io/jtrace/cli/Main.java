@@ -1,0 +1,40 @@
+package io.jtrace.cli;
+
+import java.io.PrintStream;
+
+/**
+ * {@code java -jar jtrace.jar}: the command line. This build supports tracing through the agent
+ * options only; it prints how, and exits non-zero for anything it does not know.
+ */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+            out.print(usage());
+            return 0;
+        }
+        err.println("jtrace: unknown command '" + args[0] + "'");
+        err.print(usage());
+        return 2;
+    }
+
+    static String usage() {
+        return String.join(System.lineSeparator(),
+                "jtrace - Perfetto tracing for the JVM",
+                "",
+                "Trace a JVM from start-up:",
+                "  java -javaagent:jtrace.jar=start,duration=30s,file=trace.pftrace -jar app.jar",
+                "",
+                "Agent options (comma-separated): start, duration=<n>(ms|s|m|h), file=<path>,",
+                "  buffer=<n>(k|m|g), sources=track_event+jvm.gc, categories=<glob>+<glob>,",
+                "  log=off|error|warn|info|debug",
+                "",
+                "Open the trace at https://ui.perfetto.dev",
+                "");
+    }
+}

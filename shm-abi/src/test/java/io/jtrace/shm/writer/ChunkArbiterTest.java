@@ -1,0 +1,175 @@
+package io.jtrace.shm.writer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.jtrace.shm.abi.ChunkState;
+import io.jtrace.shm.abi.PageHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChunkArbiterTest {
+    private static final int PAGES = 4;
+
+    @TempDir
+    Path dir;
+
+    private SharedMemoryAbi abi;
+    private ChunkCommitter committer;
+    private ChunkArbiter arbiter;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        abi = new SharedMemoryAbi(SharedMemoryBuffer.create(dir, PAGES * 4096, 4096));
+        committer = new ChunkCommitter(PAGES, new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {}
+
+            @Override
+            public void flushComplete(long requestId) {}
+        }, 1000, "unused");
+        arbiter = new ChunkArbiter(abi, committer);
+    }
+
+    @AfterEach
+    void tearDown() {
+        committer.close();
+    }
+
+    @Test
+    void smallChunkComesFromAPageLaidOutWithTheDefaultLayout() {
+        int handle = arbiter.acquireChunk(12);
+        assertEquals(0, ChunkArbiter.pageOf(handle));
+        assertSame(ChunkArbiter.DEFAULT_LAYOUT, ChunkArbiter.layoutOf(handle));
+        assertEquals(0, ChunkArbiter.indexOf(handle));
+        assertSame(ChunkArbiter.DEFAULT_LAYOUT, PageHeader.layout(abi.pageBitmap(0)));
+        assertSame(ChunkState.BEING_WRITTEN, abi.chunkState(0, 0));
+    }
+
+    @Test
+    void chunkTooBigForTheDefaultLayoutComesFromALayoutWithBigEnoughChunks() {
+        assertSame(PageLayout.DIV2, ChunkArbiter.layoutOf(arbiter.acquireChunk(PageLayout.DIV4.chunkSize(4096) + 1)));
+        assertSame(PageLayout.DIV1, ChunkArbiter.layoutOf(arbiter.acquireChunk(PageLayout.DIV2.chunkSize(4096) + 1)));
+        assertSame(PageLayout.DIV1, ChunkArbiter.layoutOf(arbiter.acquireChunk(arbiter.maxChunkSize())));
+    }
+
+    @Test
+    void chunkLargerThanAnyLayoutAllowsIsRefused() {
+        assertEquals(PageLayout.DIV1.chunkSize(4096), arbiter.maxChunkSize());
+        assertEquals(-1, arbiter.acquireChunk(arbiter.maxChunkSize() + 1));
+        for (int page = 0; page < PAGES; page++) {
+            assertEquals(0, abi.pageBitmap(page), "no page partitioned for nothing");
+        }
+    }
+
+    @Test
+    void pagesLaidOutForOtherSizesAreSkipped() {
+        int big = arbiter.acquireChunk(3000);
+        assertEquals(0, ChunkArbiter.pageOf(big));
+        int small = arbiter.acquireChunk(12);
+        assertEquals(1, ChunkArbiter.pageOf(small));
+        assertSame(ChunkArbiter.DEFAULT_LAYOUT, ChunkArbiter.layoutOf(small));
+    }
+
+    @Test
+    void everyChunkIsHandedOutOnceThenTheSmbIsFull() {
+        Set<Integer> handles = new HashSet<>();
+        for (int i = 0; i < PAGES * 4; i++) {
+            int handle = arbiter.acquireChunk(12);
+            assertEquals(true, handle >= 0, "chunk " + i);
+            assertEquals(true, handles.add(handle), "chunk handed out twice");
+        }
+        assertEquals(-1, arbiter.acquireChunk(12));
+        assertEquals(-1, arbiter.acquireChunk(3000), "no free page to lay out anew either");
+    }
+
+    @Test
+    void freedPageCanBeLaidOutAnewForABiggerChunk() {
+        for (int i = 0; i < PAGES * 4; i++) {
+            arbiter.acquireChunk(12);
+        }
+        for (int i = 0; i < 4; i++) {
+            abi.releaseChunkAsComplete(2, i);
+            abi.tryAcquireChunkForReading(2, i);
+            abi.releaseChunkAsFree(2, i);
+        }
+        int handle = arbiter.acquireChunk(3000);
+        assertEquals(2, ChunkArbiter.pageOf(handle));
+        assertSame(PageLayout.DIV1, ChunkArbiter.layoutOf(handle));
+    }
+
+    @Test
+    void handleEncodesPageLayoutAndIndex() {
+        int handle = 1023 << 8 | PageLayout.DIV14.code() << 4 | 13;
+        assertEquals(1023, ChunkArbiter.pageOf(handle));
+        assertSame(PageLayout.DIV14, ChunkArbiter.layoutOf(handle));
+        assertEquals(13, ChunkArbiter.indexOf(handle));
+    }
+
+    @Test
+    void racingArbiterCallsNeverHandOutTheSameChunk() throws Exception {
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 100; round++) {
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<List<Integer>>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int bytes = t % 2 == 0 ? 12 : 1500; // two layouts competing for pages
+                    results.add(pool.submit(() -> {
+                        List<Integer> mine = new ArrayList<>();
+                        start.await();
+                        int handle;
+                        while ((handle = arbiter.acquireChunk(bytes)) >= 0) {
+                            mine.add(handle);
+                        }
+                        return mine;
+                    }));
+                }
+                Set<Long> chunks = new HashSet<>();
+                List<Integer> all = new ArrayList<>();
+                for (Future<List<Integer>> f : results) {
+                    all.addAll(f.get(60, TimeUnit.SECONDS));
+                }
+                for (int handle : all) {
+                    int page = ChunkArbiter.pageOf(handle);
+                    PageLayout layout = ChunkArbiter.layoutOf(handle);
+                    assertSame(layout, PageHeader.layout(abi.pageBitmap(page)), "handle matches the page's layout");
+                    long offset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
+                    assertEquals(true, chunks.add(offset), "round " + round + ": chunk handed out twice");
+                }
+                for (int page = 0; page < PAGES; page++) {
+                    PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+                    for (int i = 0; i < layout.chunksPerPage(); i++) {
+                        assertSame(ChunkState.BEING_WRITTEN, abi.chunkState(page, i), "round " + round + " every chunk taken");
+                    }
+                }
+                for (int handle : all) {
+                    int page = ChunkArbiter.pageOf(handle);
+                    int index = ChunkArbiter.indexOf(handle);
+                    abi.releaseChunkAsComplete(page, index);
+                    abi.tryAcquireChunkForReading(page, index);
+                    abi.releaseChunkAsFree(page, index);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
