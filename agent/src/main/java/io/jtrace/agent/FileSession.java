@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class FileSession implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(FileSession.class);
+    private static final long STARTUP_FLUSH_TIMEOUT_MILLIS = 5000;
 
     private final Path file;
     private final ConsumerEndpoint endpoint;
@@ -36,6 +37,10 @@ final class FileSession implements Consumer {
             throws InterruptedException, ExecutionException, TimeoutException {
         FileSession session = new FileSession(service, file);
         session.endpoint.enableTracing(config).get(10, TimeUnit.SECONDS);
+        // Data sources start on the producer's thread, after enableTracing returns. A flush is answered
+        // only after the producer has handled every earlier call, so its ack means they have started and
+        // the application's first events (right after premain) are traced.
+        session.endpoint.flush(STARTUP_FLUSH_TIMEOUT_MILLIS).get(10, TimeUnit.SECONDS);
         return session;
     }
 

@@ -128,8 +128,10 @@ public final class SharedMemoryAbi {
     /** Producer: BEING_WRITTEN → COMPLETE. Throws if the chunk is not being written: our own bug. */
     public void releaseChunkAsComplete(int page, int index) {
         if (!transition(page, index, ChunkState.BEING_WRITTEN, ChunkState.COMPLETE, false)) {
-            throw new IllegalStateException("chunk " + index + " of page " + page + " is "
-                    + chunkState(page, index) + ", not BEING_WRITTEN");
+            String state = page >= 0 && page < pageCount && index >= 0 && index < PageHeader.MAX_CHUNKS_PER_PAGE
+                    ? String.valueOf(chunkState(page, index)) : "out of range";
+            throw new IllegalStateException("chunk " + index + " of page " + page + " is " + state
+                    + ", not BEING_WRITTEN");
         }
     }
 

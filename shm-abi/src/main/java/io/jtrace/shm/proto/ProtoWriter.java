@@ -98,8 +98,8 @@ public final class ProtoWriter {
     /** Opens a nested message field; close it with {@link #endNested()}. */
     public void beginNested(int field) {
         int tag = WireFormat.tag(field, WireFormat.LENGTH_DELIMITED);
-        ensure(WireFormat.varintSize(tag) + WireFormat.RESERVED_SIZE_BYTES);
-        rawVarint(tag);
+        ensure(WireFormat.varintSize(Integer.toUnsignedLong(tag)) + WireFormat.RESERVED_SIZE_BYTES);
+        rawVarint(Integer.toUnsignedLong(tag));
         push();
     }
 
@@ -113,8 +113,8 @@ public final class ProtoWriter {
 
     public void varint(int field, long value) {
         int tag = WireFormat.tag(field, WireFormat.VARINT);
-        ensure(WireFormat.varintSize(tag) + WireFormat.varintSize(value));
-        rawVarint(tag);
+        ensure(WireFormat.varintSize(Integer.toUnsignedLong(tag)) + WireFormat.varintSize(value));
+        rawVarint(Integer.toUnsignedLong(tag));
         rawVarint(value);
     }
 
@@ -128,16 +128,16 @@ public final class ProtoWriter {
 
     public void fixed64(int field, long value) {
         int tag = WireFormat.tag(field, WireFormat.FIXED64);
-        ensure(WireFormat.varintSize(tag) + 8);
-        rawVarint(tag);
+        ensure(WireFormat.varintSize(Integer.toUnsignedLong(tag)) + 8);
+        rawVarint(Integer.toUnsignedLong(tag));
         buf.putLong(pos, value);
         pos += 8;
     }
 
     public void fixed32(int field, int value) {
         int tag = WireFormat.tag(field, WireFormat.FIXED32);
-        ensure(WireFormat.varintSize(tag) + 4);
-        rawVarint(tag);
+        ensure(WireFormat.varintSize(Integer.toUnsignedLong(tag)) + 4);
+        rawVarint(Integer.toUnsignedLong(tag));
         buf.putInt(pos, value);
         pos += 4;
     }
@@ -150,16 +150,16 @@ public final class ProtoWriter {
     public void string(int field, CharSequence value) {
         int tag = WireFormat.tag(field, WireFormat.LENGTH_DELIMITED);
         int length = WireFormat.utf8Length(value);
-        ensure(WireFormat.varintSize(tag) + WireFormat.varintSize(length) + length);
-        rawVarint(tag);
+        ensure(WireFormat.varintSize(Integer.toUnsignedLong(tag)) + WireFormat.varintSize(length) + length);
+        rawVarint(Integer.toUnsignedLong(tag));
         rawVarint(length);
         writeUtf8(value);
     }
 
     public void bytes(int field, byte[] value, int offset, int length) {
         int tag = WireFormat.tag(field, WireFormat.LENGTH_DELIMITED);
-        ensure(WireFormat.varintSize(tag) + WireFormat.varintSize(length) + length);
-        rawVarint(tag);
+        ensure(WireFormat.varintSize(Integer.toUnsignedLong(tag)) + WireFormat.varintSize(length) + length);
+        rawVarint(Integer.toUnsignedLong(tag));
         rawVarint(length);
         buf.put(pos, value, offset, length);
         pos += length;

@@ -90,21 +90,26 @@ public final class ChunkCommitter implements AutoCloseable {
     private void run() {
         CommitRequest batch = new CommitRequest(BATCH_CAPACITY);
         while (running) {
-            try {
-                long flushId = pendingFlush.getAndSet(-1);
-                if (drainInto(batch) > 0) {
+            long flushId = pendingFlush.getAndSet(-1);
+            if (drainInto(batch) > 0) {
+                try {
                     sink.commit(batch);
-                    batch = new CommitRequest(BATCH_CAPACITY);
+                } catch (RuntimeException e) {
+                    // The sink belongs to the service side; a failure there must not kill the commit
+                    // thread. The batch is not re-sent: the service may have taken part of it already.
+                    LOG.warn("jtrace: commit of {} chunks failed", batch.size(), e);
                 }
-                if (flushId >= 0) {
+                batch = new CommitRequest(BATCH_CAPACITY);
+            }
+            if (flushId >= 0) {
+                try {
                     sink.flushComplete(flushId);
+                } catch (RuntimeException e) {
+                    LOG.warn("jtrace: flush ack {} failed", flushId, e);
                 }
-                if (released.isEmpty() && pendingFlush.get() < 0) {
-                    LockSupport.parkNanos(this, periodNanos);
-                }
-            } catch (RuntimeException e) {
-                // The sink belongs to the service side; a failure there must not kill the commit thread.
-                LOG.warn("jtrace commit failed", e);
+            }
+            if (released.isEmpty() && pendingFlush.get() < 0) {
+                LockSupport.parkNanos(this, periodNanos);
             }
         }
         if (drainInto(batch) > 0) {

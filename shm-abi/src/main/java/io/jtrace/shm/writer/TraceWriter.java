@@ -86,7 +86,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             if (acquireChunk(ChunkHeader.SIZE + WireFormat.RESERVED_SIZE_BYTES)) {
                 proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
             } else {
-                enterDiscard();
+                enterDiscard(WireFormat.RESERVED_SIZE_BYTES);
             }
         }
         proto.beginFrame();
@@ -158,20 +158,21 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             writer.discardInto(scratch);
             return;
         }
-        int packetStart = writer.sizeFieldOffset(0);
+        // Before the packet's frame is opened (depth 0) nothing of it is written yet.
+        int packetStart = writer.depth() > 0 ? writer.sizeFieldOffset(0) : writer.position();
         int partial = writer.position() - packetStart;
         int required = ChunkHeader.SIZE + partial + needed;
         if (required > arbiter.maxChunkSize()) {
             // Keep the chunk: the packets after this one continue where this one started.
             resumePosition = packetStart;
-            enterDiscard();
+            enterDiscard(needed);
             return;
         }
         // The unfinished packet is not counted in this chunk yet, so releasing it here publishes only
         // the packets before it.
         releaseChunk();
         if (!acquireChunk(required)) {
-            enterDiscard();
+            enterDiscard(needed);
             return;
         }
         int newStart = chunkOffset + ChunkHeader.SIZE;
@@ -206,9 +207,10 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         arbiter.committer().chunkReleased(page, index, targetBuffer);
     }
 
-    private void enterDiscard() {
+    /** Sends the rest of the current packet to the scratch buffer, with room for the next {@code needed} bytes. */
+    private void enterDiscard(int needed) {
         discarding = true;
-        growScratch(WireFormat.RESERVED_SIZE_BYTES);
+        growScratch(needed);
         proto.discardInto(scratch);
     }
 

@@ -133,9 +133,9 @@ class ProtoWriterTest {
         w.reset(buf, 0, buf.capacity());
         w.beginFrame();
         w.beginNested(11);
-        w.string(23, "abc");
-        assertEquals(5, w.endNested());
-        assertEquals(1 + 4 + 5, w.endNested());
+        w.string(23, "abc"); // 2-byte tag, 1-byte length, 3 bytes
+        assertEquals(6, w.endNested());
+        assertEquals(1 + 4 + 6, w.endNested());
     }
 
     @Test

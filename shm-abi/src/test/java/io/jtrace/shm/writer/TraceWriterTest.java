@@ -148,12 +148,17 @@ class TraceWriterTest {
         return TracePacket.newBuilder().setTimestamp(ts).build();
     }
 
+    /** A packet of timestamp + a random {@code n}-byte synchronization marker. */
+    private static TracePacket withMarker(long ts, int n, Random r) {
+        byte[] marker = new byte[n];
+        r.nextBytes(marker);
+        return TracePacket.newBuilder().setTimestamp(ts).setSynchronizationMarker(ByteString.copyFrom(marker)).build();
+    }
+
     /** A packet of timestamp + marker whose frame ([4-byte size][packet]) is exactly {@code frameBytes}. */
     private static TracePacket withFrameSize(long ts, int frameBytes, Random r) {
         for (int n = frameBytes; n >= 0; n--) {
-            byte[] marker = new byte[n];
-            r.nextBytes(marker);
-            TracePacket p = TracePacket.newBuilder().setTimestamp(ts).setSynchronizationMarker(ByteString.copyFrom(marker)).build();
+            TracePacket p = withMarker(ts, n, r);
             if (4 + p.getSerializedSize() == frameBytes) {
                 return p;
             }
@@ -174,11 +179,13 @@ class TraceWriterTest {
 
     @Test
     void randomPacketsAreReadBackExactlyOnceInOrderAndEqual() throws IOException {
-        rig = new Rig(dir, 64 * 1024, 4096);
+        // 64 pages: even if each of the up to 50 packets between two reads took a page of its own, the SMB
+        // never fills, so nothing may be dropped.
+        rig = new Rig(dir, 256 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 7);
         Random r = new Random(42);
         List<TracePacket> expected = new ArrayList<>();
-        int untilFlush = 1 + r.nextInt(150);
+        int untilFlush = 1 + r.nextInt(50);
         for (int i = 0; i < 3000; i++) {
             TracePacket p;
             do {
@@ -189,7 +196,7 @@ class TraceWriterTest {
             if (--untilFlush == 0) {
                 rig.flush(w);
                 rig.readCommitted();
-                untilFlush = 1 + r.nextInt(150);
+                untilFlush = 1 + r.nextInt(50);
             }
         }
         rig.flush(w);
@@ -384,7 +391,7 @@ class TraceWriterTest {
         long ts = 0;
         while (w.droppedPackets() == 0) {
             assertTrue(ts < 10_000, "the SMB never filled up");
-            TracePacket p = withFrameSize(ts++, 200 + r.nextInt(200), r);
+            TracePacket p = withMarker(ts++, 200 + r.nextInt(200), r);
             write(w, p);
             if (w.droppedPackets() == 0) {
                 kept.add(p);
@@ -402,7 +409,7 @@ class TraceWriterTest {
 
         List<TracePacket> after = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            TracePacket p = withFrameSize(ts++, 200 + r.nextInt(200), r);
+            TracePacket p = withMarker(ts++, 200 + r.nextInt(200), r);
             write(w, p);
             after.add(p);
         }
@@ -413,6 +420,37 @@ class TraceWriterTest {
         all.addAll(after);
         assertEquals(all, rig.packetsOf(w.writerId()));
         assertEquals(range(rig.chunksOf(w.writerId()).size()), rig.chunkIdsOf(w.writerId()));
+    }
+
+    @Test
+    void packetWithAFieldBiggerThan4KiBIsDroppedCleanlyWhenTheSmbIsFull() throws IOException {
+        rig = new Rig(dir, 64 * 1024, 32 * 1024);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        write(w, small(1));
+        List<Integer> stolen = new ArrayList<>();
+        int handle;
+        while ((handle = rig.arbiter.acquireChunk(12)) >= 0) {
+            stolen.add(handle); // every other chunk taken: the SMB is full
+        }
+        TracePacket big = withMarker(2, 10_000, new Random(12)); // fits a chunk, not the rest of this one
+        write(w, big);
+        write(w, small(3));
+        assertEquals(2, w.droppedPackets());
+
+        for (int h : stolen) {
+            int page = ChunkArbiter.pageOf(h);
+            int index = ChunkArbiter.indexOf(h);
+            rig.abi.releaseChunkAsComplete(page, index);
+            assertTrue(rig.abi.tryAcquireChunkForReading(page, index));
+            assertTrue(rig.abi.releaseChunkAsFree(page, index));
+        }
+        rig.flush(w);
+        rig.readCommitted();
+        write(w, big);
+        rig.flush(w);
+        rig.readCommitted();
+        assertEquals(List.of(small(1), big), rig.packetsOf(w.writerId()));
+        assertEquals(2, w.droppedPackets());
     }
 
     @Test
@@ -473,8 +511,8 @@ class TraceWriterTest {
         List<TracePacket> p1 = new ArrayList<>();
         List<TracePacket> p2 = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            TracePacket a = withFrameSize(i, 20 + r.nextInt(300), r);
-            TracePacket b = withFrameSize(100_000 + i, 20 + r.nextInt(300), r);
+            TracePacket a = withMarker(i, r.nextInt(300), r);
+            TracePacket b = withMarker(100_000 + i, r.nextInt(300), r);
             write(w1, a);
             write(w2, b);
             p1.add(a);
@@ -523,6 +561,63 @@ class TraceWriterTest {
         assertThrows(IllegalStateException.class, () -> new TraceWriter(rig.arbiter, 0));
         rig.arbiter.freeWriterId(1234);
         assertEquals(1234, new TraceWriter(rig.arbiter, 0).writerId());
+    }
+
+    @Test
+    void abortedPacketIsCountedAsDroppedAndTheNextPacketTakesItsPlace() throws IOException {
+        rig = new Rig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        write(w, small(1));
+        ProtoWriter p = w.beginPacket();
+        p.varint(8, 2);
+        p.beginNested(11);
+        p.string(23, "half-written");
+        w.abortPacket();
+        w.abortPacket(); // no packet open: nothing to do
+        write(w, small(3));
+        assertEquals(1, w.droppedPackets());
+        assertEquals(2, w.packetsWritten());
+        rig.flush(w);
+        rig.readCommitted();
+        assertEquals(List.of(small(1), small(3)), rig.packetsOf(w.writerId()));
+        assertEquals(1, rig.chunksOf(w.writerId()).size());
+    }
+
+    @Test
+    void packetAbortedAfterMovingToANewChunkLeavesBothChunksWellFormed() throws IOException {
+        rig = new Rig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        TracePacket first = withFrameSize(1, 800, new Random(11));
+        write(w, first);
+        ProtoWriter p = w.beginPacket();
+        p.varint(8, 2);
+        p.beginNested(11);
+        for (int i = 0; i < 10; i++) {
+            p.string(23, "x".repeat(50)); // crosses into the next chunk
+        }
+        w.abortPacket();
+        write(w, small(3));
+        rig.flush(w);
+        rig.readCommitted();
+        assertEquals(List.of(first, small(3)), rig.packetsOf(w.writerId()));
+        assertEquals(1, w.droppedPackets());
+        assertEquals(range(rig.chunksOf(w.writerId()).size()), rig.chunkIdsOf(w.writerId()));
+    }
+
+    @Test
+    void packetAbortedWhileBeingDiscardedLetsTheNextPacketContinueInTheChunk() throws IOException {
+        rig = new Rig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        write(w, small(1));
+        ProtoWriter p = w.beginPacket();
+        p.bytes(36, new byte[3000], 0, 3000);
+        p.bytes(36, new byte[3000], 0, 3000); // now too big for any chunk: being discarded
+        w.abortPacket();
+        write(w, small(3));
+        rig.flush(w);
+        rig.readCommitted();
+        assertEquals(List.of(small(1), small(3)), rig.packetsOf(w.writerId()));
+        assertEquals(1, w.droppedPackets());
     }
 
     @Test

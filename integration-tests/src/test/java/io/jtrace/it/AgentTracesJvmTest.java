@@ -1,0 +1,156 @@
+package io.jtrace.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.it.trace.TraceModel;
+import io.jtrace.it.workload.AppWorkload;
+import io.jtrace.protos.ClockSnapshot;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The whole product end to end: a child JVM (JDK 17 and JDK 25) started with
+ * {@code -javaagent:jtrace.jar=start,...} runs {@link AppWorkload}; the trace file it leaves must hold
+ * everything the workload did.
+ */
+class AgentTracesJvmTest {
+    private static final int THREADS = 4;
+    private static final int SLICES_PER_THREAD = 300;
+    private static final int EXPLICIT_GCS = 3;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void traceHoldsEveryAppSliceNamedThreadTracksAndEveryGc(String jdk) throws Exception {
+        Path trace = dir.resolve("app.pftrace");
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=" + trace, dir,
+                AppWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(SLICES_PER_THREAD),
+                String.valueOf(EXPLICIT_GCS));
+        assertEquals(0, result.exitCode(), () -> "child failed: " + result.stderr());
+        Map<String, Long> reported = parseReport(result.stdout());
+        assertEquals(Set.of("SLICES", "GCS"), reported.keySet(),
+                () -> "the agent must not print to stdout; child stdout was: " + result.stdout());
+        assertTrue(Files.size(trace) > 0, "trace file is empty");
+
+        TraceModel model = TraceModel.read(trace);
+        assertEquals(List.of(), model.problems);
+        assertEquals(0, model.packetsWithoutSequenceId, "every packet carries trusted_packet_sequence_id");
+
+        // Thread tracks: one per worker, named, with this child's pid and a real (OS) tid.
+        Map<String, TrackDescriptor> threadTracks = new HashMap<>();
+        for (TrackDescriptor d : model.tracks.values()) {
+            if (d.hasThread()) {
+                threadTracks.put(d.getThread().getThreadName(), d);
+            }
+        }
+        for (int i = 0; i < THREADS; i++) {
+            TrackDescriptor d = threadTracks.get("app-worker-" + i);
+            assertTrue(d != null, "no named thread track for app-worker-" + i + "; got " + threadTracks.keySet());
+            assertTrue(d.getThread().getTid() > 0 && d.getThread().getPid() > 0);
+        }
+
+        // Every app slice, begin and end, on its own thread's track.
+        Set<String> expected = new HashSet<>();
+        for (int i = 0; i < THREADS; i++) {
+            for (int j = 0; j < SLICES_PER_THREAD; j++) {
+                expected.add("work-" + i + "-" + j);
+            }
+        }
+        Map<String, Long> workSlices = model.slices.stream()
+                .filter(s -> s.name() != null && s.name().startsWith("work-"))
+                .collect(Collectors.groupingBy(TraceModel.SliceRecord::name, Collectors.counting()));
+        assertEquals(expected, workSlices.keySet(), "missing or extra app slices");
+        assertTrue(workSlices.values().stream().allMatch(n -> n == 1), "an app slice appears twice");
+        assertEquals(reported.get("SLICES"), (long) workSlices.size());
+        long inner = model.slices.stream().filter(s -> "inner".equals(s.name())).count();
+        assertEquals((long) THREADS * SLICES_PER_THREAD, inner, "nested 'inner' slices");
+        for (TraceModel.SliceRecord s : model.slices) {
+            if (s.name() != null && s.name().startsWith("work-")) {
+                String worker = "app-worker-" + s.name().split("-")[1];
+                assertEquals(threadTracks.get(worker).getUuid(), s.track(), s.name() + " is on the wrong track");
+                assertEquals(List.of("app"), s.categories());
+            }
+        }
+        assertEquals((long) THREADS * SLICES_PER_THREAD, model.counters.size(), "counter samples");
+
+        // GC: at least as many GC slices as the child's own GarbageCollectorMXBeans counted.
+        long gcSlices = model.slicesOnTracksNamed("GC: ").size();
+        assertTrue(reported.get("GCS") >= EXPLICIT_GCS);
+        assertTrue(gcSlices >= reported.get("GCS"),
+                "GC slices " + gcSlices + " < collections counted by the child " + reported.get("GCS"));
+
+        // Clocks: a snapshot relating MONOTONIC to BOOTTIME and REALTIME comes before any timestamped event.
+        assertTrue(model.firstClockSnapshot >= 0 && model.firstClockSnapshot < model.firstTimestampedTrackEvent);
+        ClockSnapshot snapshot = model.packets.get(model.firstClockSnapshot).getClockSnapshot();
+        Set<Integer> clocks = snapshot.getClocksList().stream().map(ClockSnapshot.Clock::getClockId).collect(Collectors.toSet());
+        assertEquals(Set.of(1, 3, 6), clocks);
+        TracePacket stats = model.packets.get(model.packets.size() - 1);
+        assertTrue(stats.hasTraceStats(), "the trace ends with trace stats");
+        assertEquals(0, stats.getTraceStats().getBufferStats(0).getAbiViolations());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void unknownOptionIsReportedByNameAndTheApplicationRunsUntraced(String jdk) throws Exception {
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,bogus=1", dir,
+                AppWorkload.class.getName(), "1", "5", "0");
+        assertEquals(0, result.exitCode(), result.stderr());
+        assertTrue(result.stderr().contains("unknown jtrace option 'bogus'"), result.stderr());
+        assertEquals(Set.of("SLICES", "GCS"), parseReport(result.stdout()).keySet(), result.stdout());
+        try (var files = Files.list(dir)) {
+            assertFalse(files.anyMatch(f -> f.toString().endsWith(".pftrace")), "no trace without a valid start");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void withoutStartTheAgentTracesNothingAndStaysSilent(String jdk) throws Exception {
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), null, dir, AppWorkload.class.getName(), "2", "10", "1");
+        assertEquals(0, result.exitCode(), result.stderr());
+        assertEquals("", result.stderr());
+        assertEquals(Set.of("SLICES", "GCS"), parseReport(result.stdout()).keySet(), result.stdout());
+        try (var files = Files.list(dir)) {
+            assertFalse(files.anyMatch(f -> f.toString().endsWith(".pftrace")));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void durationEndsTheSessionAndWritesTheFileWhileTheJvmRuns(String jdk) throws Exception {
+        Path trace = dir.resolve("short.pftrace");
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,duration=300ms,file=" + trace, dir,
+                SleepingWorkload.class.getName(), trace.toString());
+        assertEquals(0, result.exitCode(), result.stderr());
+        assertTrue(result.stdout().contains("FILE_SEEN_BEFORE_EXIT=true"), result.stdout() + result.stderr());
+        TraceModel model = TraceModel.read(trace);
+        assertTrue(model.slices.stream().anyMatch(s -> "before".equals(s.name())));
+        assertTrue(model.slices.stream().noneMatch(s -> "after".equals(s.name())), "slice after the session ended");
+    }
+
+    private static Map<String, Long> parseReport(String stdout) {
+        Map<String, Long> values = new HashMap<>();
+        for (String line : stdout.split("\\R")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            int eq = line.indexOf('=');
+            values.put(eq < 0 ? line : line.substring(0, eq), eq < 0 ? -1 : Long.parseLong(line.substring(eq + 1)));
+        }
+        return values;
+    }
+}

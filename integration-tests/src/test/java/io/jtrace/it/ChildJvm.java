@@ -1,0 +1,63 @@
+package io.jtrace.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a workload class in a fresh JVM of a given JDK, with the real jtrace.jar as its agent. */
+final class ChildJvm {
+    record Result(int exitCode, String stdout, String stderr) {}
+
+    static Path agentJar() {
+        Path jar = Path.of(System.getProperty("jtrace.agentJar", "../agent/target/jtrace.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("jtrace.jar not found at " + jar.toAbsolutePath()
+                    + ": build the agent module first (mvn package)");
+        }
+        return jar;
+    }
+
+    /** The java launcher of a JDK that must exist: a missing JDK fails the test, it never skips. */
+    static Path java(String jdkProperty) {
+        String home = System.getProperty(jdkProperty);
+        if (home == null || home.isBlank()) {
+            throw new IllegalStateException("system property " + jdkProperty + " is not set");
+        }
+        Path java = Path.of(home, "bin", "java");
+        if (!Files.isExecutable(java)) {
+            throw new IllegalStateException("JDK " + jdkProperty + " missing: no executable " + java);
+        }
+        return java;
+    }
+
+    static Result run(Path java, String agentOptions, Path workDir, String mainClass, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        command.add(agentOptions == null
+                ? "-javaagent:" + agentJar().toAbsolutePath()
+                : "-javaagent:" + agentJar().toAbsolutePath() + "=" + agentOptions);
+        command.add("-Xmx256m");
+        command.add("-cp");
+        command.add(System.getProperty("jtrace.workloadClasspath", "target/test-classes"));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        Path out = workDir.resolve("stdout.txt");
+        Path err = workDir.resolve("stderr.txt");
+        Process process = new ProcessBuilder(command)
+                .directory(workDir.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("child JVM did not finish in 120 s: " + command);
+        }
+        return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
