@@ -246,15 +246,15 @@ public final class TracingService implements AutoCloseable {
                         continue;
                     }
                     int offset = abi.chunkOffset(page, layout, chunk);
-                    int writerId = ChunkHeader.writerId(abi.readWriterAndPackets(offset));
-                    Integer target = producer.writerTargets.get(writerId);
+                    // Acquire load first, copy second: every packet counted in this word was fully written
+                    // before the writer's release store of it, so the copy holds all of them. Bytes past
+                    // them may be mid-write; the count keeps the reader away from them.
+                    int writerAndPackets = abi.readWriterAndPackets(offset);
+                    Integer target = producer.writerTargets.get(ChunkHeader.writerId(writerAndPackets));
                     if (target == null || bufferOwners.get(target) != session) {
                         continue;
                     }
                     byte[] copy = copyChunk(abi, page, layout, chunk);
-                    // The header word read with acquire above ordered the packet bytes; re-read it into the
-                    // copy with acquire so the count matches bytes copied after it.
-                    int writerAndPackets = abi.readWriterAndPackets(offset);
                     ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN)
                             .putInt(ChunkHeader.WRITER_AND_PACKETS_OFFSET, writerAndPackets);
                     if (ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {

@@ -58,6 +58,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public DataSourceInstance create(DataSourceContext context, DataSourceConfig config) {
         ActiveSession session = new ActiveSession(context, CategoryFilter.from(config.getTrackEventConfig()));
         return new DataSourceInstance() {
+            private TraceWriter descriptorWriter;
+
             @Override
             public void start() {
                 if (active != null) {
@@ -65,9 +67,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                             config.getTracingSessionId());
                     return;
                 }
-                try (TraceWriter w = context.newTraceWriter()) {
-                    process.writeProcessDescriptor(w);
-                }
+                // Kept open until stop: closing it would free its writer id for another writer of this
+                // session, whose chunk ids would restart at 0 on the same sequence.
+                descriptorWriter = context.newTraceWriter();
+                process.writeProcessDescriptor(descriptorWriter);
+                descriptorWriter.flush();
                 active = session;
                 for (Category category : AgentBridge.categories()) {
                     AgentBridge.setEnabled(category, session.filter().isEnabled(category.name()));
@@ -88,6 +92,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                     AgentBridge.setEnabled(category, false);
                 }
                 active = null;
+                descriptorWriter.close();
             }
         };
     }

@@ -168,18 +168,25 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             enterDiscard(needed);
             return;
         }
-        // The unfinished packet is not counted in this chunk yet, so releasing it here publishes only
-        // the packets before it.
-        releaseChunk();
+        // Take the new chunk before giving up the old one: the unfinished packet's bytes must be copied
+        // out of the old chunk while we still own it. Once released, the service may free it and another
+        // writer may overwrite it.
+        int oldHandle = chunkHandle;
         if (!acquireChunk(required)) {
+            // SMB full: the packets already in the old chunk still go out; this one is dropped.
+            releaseChunk();
             enterDiscard(needed);
             return;
         }
         int newStart = chunkOffset + ChunkHeader.SIZE;
         smb.put(newStart, smb, packetStart, partial);
         writer.moveTo(smb, packetStart, newStart, chunkEnd);
+        // The unfinished packet is not counted in the old chunk, so releasing it publishes only the
+        // packets before it.
+        release(oldHandle);
     }
 
+    /** Takes a new chunk as the current one; on failure (SMB full) changes nothing and returns false. */
     private boolean acquireChunk(int minBytes) {
         int handle = arbiter.acquireChunk(minBytes);
         if (handle < 0) {
@@ -199,9 +206,14 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         if (chunkHandle == NO_CHUNK) {
             return;
         }
-        int page = ChunkArbiter.pageOf(chunkHandle);
-        int index = ChunkArbiter.indexOf(chunkHandle);
+        int handle = chunkHandle;
         chunkHandle = NO_CHUNK;
+        release(handle);
+    }
+
+    private void release(int handle) {
+        int page = ChunkArbiter.pageOf(handle);
+        int index = ChunkArbiter.indexOf(handle);
         // The CAS to COMPLETE publishes every byte written into the chunk (see SharedMemoryAbi).
         abi.releaseChunkAsComplete(page, index);
         arbiter.committer().chunkReleased(page, index, targetBuffer);
