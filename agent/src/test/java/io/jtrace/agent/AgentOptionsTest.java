@@ -1,0 +1,102 @@
+package io.jtrace.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.protos.TraceConfig;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AgentOptionsTest {
+    @Test
+    void noOptionsMeansRegisterOnlyWithDefaults() {
+        AgentOptions o = AgentOptions.parse(null);
+        assertFalse(o.start());
+        assertEquals(AgentOptions.DEFAULT_BUFFER_BYTES, o.bufferBytes());
+        assertEquals(List.of("track_event", "jvm.gc"), o.sources());
+        assertEquals("warn", o.logLevel());
+        assertFalse(AgentOptions.parse("").start());
+    }
+
+    @Test
+    void everyOptionIsParsed() {
+        AgentOptions o = AgentOptions.parse("start,duration=2m,file=/tmp/x.pftrace,buffer=8m,sources=jvm.gc,"
+                + "categories=app+db*,log=DEBUG");
+        assertTrue(o.start());
+        assertEquals(120_000, o.durationMillis());
+        assertEquals(Path.of("/tmp/x.pftrace"), o.file());
+        assertEquals(8L * 1024 * 1024, o.bufferBytes());
+        assertEquals(List.of("jvm.gc"), o.sources());
+        assertEquals(List.of("app", "db*"), o.categories());
+        assertEquals("debug", o.logLevel());
+    }
+
+    @Test
+    void durationsTakeEveryUnit() {
+        assertEquals(250, AgentOptions.parseDuration("250ms"));
+        assertEquals(30_000, AgentOptions.parseDuration("30s"));
+        assertEquals(3_600_000, AgentOptions.parseDuration("1h"));
+    }
+
+    @Test
+    void sizesTakeEveryUnit() {
+        assertEquals(64 * 1024, AgentOptions.parseSize("64k"));
+        assertEquals(1024L * 1024 * 1024, AgentOptions.parseSize("1g"));
+        assertEquals(100_000, AgentOptions.parseSize("100000"));
+    }
+
+    @Test
+    void unknownKeyIsAnErrorNamingTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AgentOptions.parse("start,frobnicate=3"));
+        assertTrue(e.getMessage().contains("'frobnicate'"), e.getMessage());
+    }
+
+    @Test
+    void badValuesAreErrorsNamingTheOption() {
+        assertMessageNames("duration", "start,duration=30");
+        assertMessageNames("duration", "start,duration=-5s");
+        assertMessageNames("duration", "start,duration=abc");
+        assertMessageNames("buffer", "start,buffer=1k");
+        assertMessageNames("buffer", "start,buffer=lots");
+        assertMessageNames("sources", "start,sources=track_event+nope");
+        assertMessageNames("log", "start,log=loud");
+        assertMessageNames("file", "start,file=");
+        assertMessageNames("start", "start=yes");
+    }
+
+    @Test
+    void durationOrFileWithoutStartIsAnError() {
+        assertMessageNames("start", "duration=10s");
+        assertMessageNames("start", "file=a.pftrace");
+    }
+
+    @Test
+    void traceConfigCarriesBufferDurationSourcesAndCategories() {
+        TraceConfig c = AgentRuntime.traceConfig(AgentOptions.parse("start,duration=5s,buffer=1m,categories=app"));
+        assertEquals(1, c.getBuffersCount());
+        assertEquals(1024, c.getBuffers(0).getSizeKb());
+        assertEquals(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER, c.getBuffers(0).getFillPolicy());
+        assertEquals(5000, c.getDurationMs());
+        assertEquals(2, c.getDataSourcesCount());
+        assertEquals("track_event", c.getDataSources(0).getConfig().getName());
+        assertEquals(List.of("app"), c.getDataSources(0).getConfig().getTrackEventConfig().getEnabledCategoriesList());
+        assertEquals("jvm.gc", c.getDataSources(1).getConfig().getName());
+        assertFalse(c.getDataSources(1).getConfig().hasTrackEventConfig());
+    }
+
+    @Test
+    void noDurationMeansUntilExit() {
+        assertEquals(0, AgentRuntime.traceConfig(AgentOptions.parse("start")).getDurationMs());
+        assertNull(AgentOptions.parse("start").file());
+    }
+
+    private static void assertMessageNames(String option, String text) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(text));
+        assertTrue(e.getMessage().contains("'" + option + "'"), () -> text + " -> " + e.getMessage());
+    }
+}
