@@ -155,6 +155,8 @@ final class GcRecorder implements NotificationListener {
 
         ProtoWriter p = writer.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, start);
+        // The timestamps mean CLOCK_MONOTONIC only through the sequence's packet defaults.
+        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
         p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE);
         p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
@@ -170,6 +172,7 @@ final class GcRecorder implements NotificationListener {
 
         p = writer.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, end);
+        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
         p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_SLICE_END_VALUE);
         p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
