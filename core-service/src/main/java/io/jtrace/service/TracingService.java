@@ -60,6 +60,8 @@ public final class TracingService implements AutoCloseable {
     private final Map<Integer, TraceBuffer> buffers = new HashMap<>();
     private final Map<Integer, TracingSession> bufferOwners = new HashMap<>();
     private final Map<Long, Integer> sequenceIds = new HashMap<>();
+    /** pid and uid of every producer ever connected: its packets keep them after it disconnects. */
+    private final Map<Integer, int[]> producerIdentities = new HashMap<>();
     private long nextSessionId = 1;
     private int nextBufferId = 1;
     private long nextInstanceId = 1;
@@ -81,6 +83,7 @@ public final class TracingService implements AutoCloseable {
         ProducerState state = new ProducerState(producerIds.incrementAndGet(), name, uid, pid, producer);
         post(() -> {
             producers.put(state.id, state);
+            producerIdentities.put(state.id, new int[] {state.pid, state.uid});
             producer.onConnect();
         });
         return new ProducerEndpointImpl(state);
@@ -227,7 +230,8 @@ public final class TracingService implements AutoCloseable {
 
     /**
      * Copies chunks still held by writers, up to their last finished packet (the count each writer
-     * publishes with a release store), so data of threads that went quiet is not lost at stop.
+     * publishes with a release store), so data of threads that went quiet is not lost at stop; and moves
+     * chunks released but never committed.
      */
     private void scrape(ProducerState producer, TracingSession session) {
         SharedMemoryAbi abi = producer.abi;
@@ -242,7 +246,17 @@ public final class TracingService implements AutoCloseable {
                     continue;
                 }
                 for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
-                    if (PageHeader.chunkState(bitmap, chunk) != ChunkState.BEING_WRITTEN) {
+                    ChunkState state = PageHeader.chunkState(bitmap, chunk);
+                    if (state == ChunkState.COMPLETE) {
+                        // Released but never committed (the producer's flush timed out): take it now.
+                        int writer = ChunkHeader.writerId(abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk)));
+                        Integer target = producer.writerTargets.get(writer);
+                        if (target != null && bufferOwners.get(target) == session) {
+                            moveChunk(producer, page, chunk, target);
+                        }
+                        continue;
+                    }
+                    if (state != ChunkState.BEING_WRITTEN) {
                         continue;
                     }
                     int offset = abi.chunkOffset(page, layout, chunk);
@@ -546,11 +560,13 @@ public final class TracingService implements AutoCloseable {
                 .setFlushesRequested(session.flushesRequested)
                 .setFlushesSucceeded(session.flushesSucceeded)
                 .setFlushesFailed(session.flushesFailed);
+        long invalidPackets = 0;
         for (int bufferId : session.bufferIds) {
             TraceBuffer buffer = buffers.get(bufferId);
             stats.addBufferStats(buffer.counters().toProto(buffer.capacity()));
+            invalidPackets += buffer.counters().invalidPackets();
         }
-        return stats.build();
+        return stats.setInvalidPackets(invalidPackets).build();
     }
 
     private SequenceIdentity sequenceIdentity() {
@@ -562,14 +578,12 @@ public final class TracingService implements AutoCloseable {
 
             @Override
             public int pid(int producerId) {
-                ProducerState p = producers.get(producerId);
-                return p != null ? p.pid : 0;
+                return producerIdentities.get(producerId)[0];
             }
 
             @Override
             public int uid(int producerId) {
-                ProducerState p = producers.get(producerId);
-                return p != null ? p.uid : -1;
+                return producerIdentities.get(producerId)[1];
             }
         };
     }

@@ -17,6 +17,8 @@ public final class BufferCounters {
     long writeWrapCount;
     long patchesSucceeded;
     long patchesFailed;
+    long invalidPackets;
+    long trustedFieldViolations;
 
     public long bytesWritten() {
         return bytesWritten;
@@ -32,6 +34,16 @@ public final class BufferCounters {
 
     public long abiViolations() {
         return abiViolations;
+    }
+
+    /** Packets dropped at read because they were malformed or set a field only the service may set. */
+    public long invalidPackets() {
+        return invalidPackets;
+    }
+
+    /** Of {@link #invalidPackets()}, those that tried to set a trusted field. */
+    public long trustedFieldViolations() {
+        return trustedFieldViolations;
     }
 
     public TraceStats.BufferStats toProto(long bufferSize) {

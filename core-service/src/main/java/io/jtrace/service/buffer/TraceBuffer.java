@@ -6,7 +6,9 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The service's own buffer for one {@code TraceConfig.buffers[]} entry: chunks copied out of producers'
@@ -52,6 +54,17 @@ public final class TraceBuffer {
         boolean firstPacketEmitted;
         /** Start of a packet whose rest is in the next chunk, or null. */
         byte[] pendingFragment;
+        /** Ordinals of chunks lost before being read: the first packet read after one is marked. */
+        final TreeSet<Long> lostOrdinals = new TreeSet<>();
+
+        /** Records a lost chunk so the loss is reported on the first packet after it, not before. */
+        void lost(long ordinal) {
+            if (nextOrdinal >= 0 && ordinal < nextOrdinal) {
+                lossPending = true;
+            } else {
+                lostOrdinals.add(ordinal);
+            }
+        }
     }
 
     public TraceBuffer(long capacityBytes, Policy policy) {
@@ -95,22 +108,27 @@ public final class TraceBuffer {
         }
         SequenceKey key = new SequenceKey(producerId, writerId);
         SequenceState seq = sequences.computeIfAbsent(key, k -> new SequenceState());
+        long ordinal = ordinalOf(seq, chunkId);
         if (payload.length > capacity) {
             counters.chunksDiscarded++;
-            seq.lossPending = true;
+            seq.lost(ordinal);
             return false;
         }
-        long ordinal = ordinalOf(seq, chunkId);
         ChunkRecord existing = seq.chunks.get(ordinal);
         if (existing != null) {
-            // A re-commit of a chunk we hold (e.g. scraped before, now complete): take the newer copy.
-            used += payload.length - existing.payload.length;
+            // A re-commit of a chunk we hold (e.g. scraped before, now complete): take the newer copy,
+            // if there is room for it; otherwise keep the older one.
+            int growth = payload.length - existing.payload.length;
+            if (growth > 0 && !makeRoom(growth, existing)) {
+                counters.chunksDiscarded++;
+                return false;
+            }
+            used += growth;
             existing.payload = payload;
             existing.packetCount = ChunkHeader.packetCount(packetsWord);
             existing.flags = ChunkHeader.flags(packetsWord);
             existing.complete = complete;
             counters.chunksRewritten++;
-            makeRoom(0, existing);
             return true;
         }
         if (seq.nextOrdinal >= 0 && ordinal < seq.nextOrdinal) {
@@ -121,7 +139,7 @@ public final class TraceBuffer {
         }
         if (!makeRoom(payload.length, null)) {
             counters.chunksDiscarded++;
-            seq.lossPending = true;
+            seq.lost(ordinal);
             return false;
         }
         if (seq.anyChunk && ordinal < seq.maxOrdinal) {
@@ -171,7 +189,7 @@ public final class TraceBuffer {
             oldest.remove();
             SequenceState seq = sequences.get(victim.sequence);
             seq.chunks.remove(victim.ordinal);
-            seq.lossPending = true;
+            seq.lost(victim.ordinal);
             used -= victim.size();
             counters.chunksOverwritten++;
             counters.bytesOverwritten += victim.size();
@@ -195,7 +213,9 @@ public final class TraceBuffer {
             Iterator<ChunkRecord> it = seq.chunks.values().iterator();
             while (it.hasNext()) {
                 ChunkRecord chunk = it.next();
-                if (seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal) {
+                SortedSet<Long> lostBefore = seq.lostOrdinals.headSet(chunk.ordinal);
+                if (!lostBefore.isEmpty() || (seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal)) {
+                    lostBefore.clear();
                     seq.lossPending = true;
                     seq.pendingFragment = null;
                 }
@@ -216,7 +236,7 @@ public final class TraceBuffer {
         int pos = 0;
         long delivered = 0;
         for (int i = 0; i < chunk.packetCount; i++) {
-            long sizeAndLength = readVarint(data, pos);
+            long sizeAndLength = readVarint(data, pos, data.length);
             if (sizeAndLength < 0) {
                 return abortChunk(seq, delivered);
             }
@@ -251,6 +271,11 @@ public final class TraceBuffer {
                 delivered += emit(glued, 0, glued.length, seq, sequenceId, pid, uid, sink);
                 continue;
             }
+            if (first && seq.pendingFragment != null) {
+                // The previous chunk promised a continuation this chunk does not carry.
+                seq.pendingFragment = null;
+                seq.lossPending = true;
+            }
             if (continuesOnNext) {
                 seq.pendingFragment = concat(new byte[0], data, start, size);
                 continue;
@@ -269,6 +294,15 @@ public final class TraceBuffer {
 
     private int emit(byte[] data, int start, int size, SequenceState seq, int sequenceId, int pid, int uid, PacketSink sink) {
         if (size == 0) {
+            return 0;
+        }
+        PacketValidator.Verdict verdict = PacketValidator.check(data, start, size);
+        if (verdict != PacketValidator.Verdict.OK) {
+            counters.invalidPackets++;
+            if (verdict == PacketValidator.Verdict.SETS_TRUSTED_FIELD) {
+                counters.trustedFieldViolations++;
+            }
+            seq.lossPending = true;
             return 0;
         }
         int needed = size + TRAILER_MAX;
@@ -301,11 +335,11 @@ public final class TraceBuffer {
         return result;
     }
 
-    /** Varint at {@code pos}: (bytes used << 32 | value), or -1 if malformed, truncated or ≥ 2^31. */
-    static long readVarint(byte[] data, int pos) {
+    /** Varint at {@code pos} before {@code end}: (bytes used << 32 | value), or -1 if malformed, truncated or ≥ 2^31. */
+    static long readVarint(byte[] data, int pos, int end) {
         long value = 0;
         for (int i = 0; i < 5; i++) {
-            if (pos + i >= data.length) {
+            if (pos + i >= end) {
                 return -1;
             }
             int b = data[pos + i] & 0xFF;

@@ -1,0 +1,74 @@
+package io.jtrace.service.buffer;
+
+/**
+ * Checks a producer's packet before the service appends its trusted fields: every top-level field must
+ * be well-formed and end exactly at the packet's end (else a trailing length field could swallow the
+ * appended fields and let the producer's own values win), and no field may be one only the service
+ * sets.
+ */
+final class PacketValidator {
+    enum Verdict { OK, MALFORMED, SETS_TRUSTED_FIELD }
+
+    /** Fields only the service may write: trusted_uid, trusted_packet_sequence_id, previous_packet_dropped, trusted_pid. */
+    private static final int[] TRUSTED_FIELDS = {3, 10, 42, 79};
+
+    private PacketValidator() {}
+
+    static Verdict check(byte[] data, int start, int size) {
+        int pos = start;
+        int end = start + size;
+        while (pos < end) {
+            long tagAndLength = TraceBuffer.readVarint(data, pos, end);
+            if (tagAndLength < 0) {
+                return Verdict.MALFORMED;
+            }
+            pos += (int) (tagAndLength >>> 32);
+            int tag = (int) tagAndLength;
+            int field = tag >>> 3;
+            if (field == 0) {
+                return Verdict.MALFORMED;
+            }
+            for (int trusted : TRUSTED_FIELDS) {
+                if (field == trusted) {
+                    return Verdict.SETS_TRUSTED_FIELD;
+                }
+            }
+            switch (tag & 7) {
+                case 0:
+                    pos = skipVarint(data, pos, end);
+                    break;
+                case 1:
+                    pos += 8;
+                    break;
+                case 2:
+                    long length = TraceBuffer.readVarint(data, pos, end);
+                    if (length < 0) {
+                        return Verdict.MALFORMED;
+                    }
+                    pos += (int) (length >>> 32) + (int) length;
+                    break;
+                case 5:
+                    pos += 4;
+                    break;
+                default:
+                    return Verdict.MALFORMED; // groups and reserved wire types are not used by trace packets
+            }
+            if (pos < 0 || pos > end) {
+                return Verdict.MALFORMED;
+            }
+        }
+        return Verdict.OK;
+    }
+
+    private static int skipVarint(byte[] data, int pos, int end) {
+        for (int i = 0; i < 10; i++) {
+            if (pos + i >= end) {
+                return -1;
+            }
+            if ((data[pos + i] & 0x80) == 0) {
+                return pos + i + 1;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,641 @@
+package io.jtrace.service.buffer;
+
+import static io.jtrace.service.buffer.ChunkPayload.chunk;
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TraceStats;
+import io.jtrace.protos.TrackEvent;
+import io.jtrace.shm.proto.WireFormat;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class TraceBufferTest {
+    private static final int PRODUCER = 1;
+    private static final int OTHER_PRODUCER = 2;
+    private static final long BIG = 1 << 20;
+
+    /** Distinct, recognisable values per producer and writer; never sequence id 1 (the service's). */
+    private static final SequenceIdentity IDENTITY = new SequenceIdentity() {
+        @Override
+        public int sequenceId(int producerId, int writerId) {
+            return 1000 * producerId + writerId;
+        }
+
+        @Override
+        public int pid(int producerId) {
+            return 4000 + producerId;
+        }
+
+        @Override
+        public int uid(int producerId) {
+            return 5000 + producerId;
+        }
+    };
+
+    // ------------------------------------------------------------------ helpers
+
+    private static TracePacket pkt(String name) {
+        return TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder().setName(name)).build();
+    }
+
+    private static ChunkPayload chunkOf(String... names) {
+        ChunkPayload c = chunk();
+        for (String name : names) {
+            c.packet(pkt(name));
+        }
+        return c;
+    }
+
+    private static boolean commit(TraceBuffer buffer, int producer, int writer, int chunkId, ChunkPayload c) {
+        return buffer.copyChunk(producer, writer, chunkId, c.packetsWord(), c.bytes(), true);
+    }
+
+    private static boolean commit(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c) {
+        return commit(buffer, PRODUCER, writer, chunkId, c);
+    }
+
+    /** Commits a chunk padded to {@code size} payload bytes, as a whole chunk copied out of an SMB is. */
+    private static boolean commitPadded(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c, int size) {
+        return buffer.copyChunk(PRODUCER, writer, chunkId, c.packetsWord(), c.bytesPaddedTo(size), true);
+    }
+
+    private static List<TracePacket> readAll(TraceBuffer buffer) {
+        List<TracePacket> packets = new ArrayList<>();
+        long delivered = buffer.readAll(IDENTITY, (bytes, offset, length) -> {
+            try {
+                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
+            } catch (InvalidProtocolBufferException e) {
+                fail("the buffer delivered a packet that does not parse: " + e);
+            }
+        });
+        assertEquals(packets.size(), delivered, "readAll's return value counts the packets delivered");
+        return packets;
+    }
+
+    private static List<String> names(List<TracePacket> packets) {
+        return packets.stream().map(p -> p.getTrackEvent().getName()).collect(Collectors.toList());
+    }
+
+    private static List<TracePacket> onSequence(List<TracePacket> packets, int producer, int writer) {
+        int id = IDENTITY.sequenceId(producer, writer);
+        return packets.stream().filter(p -> p.getTrustedPacketSequenceId() == id).collect(Collectors.toList());
+    }
+
+    private static TracePacket named(List<TracePacket> packets, String name) {
+        return packets.stream().filter(p -> p.getTrackEvent().getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no packet named " + name + " in " + names(packets)));
+    }
+
+    private static boolean dropMarked(TracePacket p) {
+        return p.hasPreviousPacketDropped() && p.getPreviousPacketDropped() != 0;
+    }
+
+    private static TracePacket withoutServiceFields(TracePacket p) {
+        return p.toBuilder().clearTrustedUid().clearTrustedPacketSequenceId().clearTrustedPid()
+                .clearFirstPacketOnSequence().clearPreviousPacketDropped().build();
+    }
+
+    private static TraceStats.BufferStats stats(TraceBuffer buffer) {
+        return buffer.counters().toProto(buffer.capacity());
+    }
+
+    /** A packet big enough to split into fragments at arbitrary points. */
+    private static TracePacket bigPacket(String name) {
+        return TracePacket.newBuilder().setTimestamp(123456789L)
+                .setTrackEvent(TrackEvent.newBuilder().setName(name).setTrackUuid(77)
+                        .addCategories("x".repeat(300)))
+                .build();
+    }
+
+    // ------------------------------------------------------------------ ordering
+
+    @Test
+    void packetsAreDeliveredInChunkIdOrderWhenChunksAreCommittedOutOfOrder() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 2, chunkOf("c2-a", "c2-b")));
+        assertTrue(commit(buffer, 1, 0, chunkOf("c0-a", "c0-b")));
+        assertTrue(commit(buffer, 1, 1, chunkOf("c1-a")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("c0-a", "c0-b", "c1-a", "c2-a", "c2-b"), names(packets));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "no loss: every chunk is there");
+        assertEquals(2, stats(buffer).getChunksCommittedOutOfOrder(), "chunks 0 and 1 arrived after chunk 2");
+    }
+
+    @Test
+    void chunkIdsAcrossThe32BitWrapAreReadInWrapOrder() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0xFFFFFFFE, chunkOf("fffffffe")));
+        assertTrue(commit(buffer, 1, 0xFFFFFFFF, chunkOf("ffffffff")));
+        assertTrue(commit(buffer, 1, 0, chunkOf("0")));
+        assertTrue(commit(buffer, 1, 1, chunkOf("1")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("fffffffe", "ffffffff", "0", "1"), names(packets));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "the wrap is not a gap");
+    }
+
+    @Test
+    void chunkIdsAcrossThe32BitWrapAreReadInWrapOrderWhenCommittedShuffled() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0, chunkOf("0")));
+        assertTrue(commit(buffer, 1, 0xFFFFFFFF, chunkOf("ffffffff")));
+        assertTrue(commit(buffer, 1, 1, chunkOf("1")));
+        assertTrue(commit(buffer, 1, 0xFFFFFFFE, chunkOf("fffffffe")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("fffffffe", "ffffffff", "0", "1"), names(packets));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+    }
+
+    @Test
+    void sequencesAreReadIndependentlyEachInItsOwnOrder() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 1, chunkOf("w1-c1")));
+        assertTrue(commit(buffer, 2, 0, chunkOf("w2-c0")));
+        assertTrue(commit(buffer, OTHER_PRODUCER, 1, 0, chunkOf("p2w1-c0")));
+        assertTrue(commit(buffer, 1, 0, chunkOf("w1-c0")));
+        assertTrue(commit(buffer, 2, 1, chunkOf("w2-c1")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("w1-c0", "w1-c1"), names(onSequence(packets, PRODUCER, 1)));
+        assertEquals(List.of("w2-c0", "w2-c1"), names(onSequence(packets, PRODUCER, 2)));
+        assertEquals(List.of("p2w1-c0"), names(onSequence(packets, OTHER_PRODUCER, 1)),
+                "the same writer id of another producer is another sequence");
+    }
+
+    // ------------------------------------------------------------------ trusted fields
+
+    @Test
+    void trustedFieldsComeFromTheSequenceIdentity() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, PRODUCER, 1, 0, chunkOf("p1-w1")));
+        assertTrue(commit(buffer, PRODUCER, 7, 0, chunkOf("p1-w7")));
+        assertTrue(commit(buffer, OTHER_PRODUCER, 1, 0, chunkOf("p2-w1")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(3, packets.size());
+        TracePacket p1w1 = named(packets, "p1-w1");
+        TracePacket p1w7 = named(packets, "p1-w7");
+        TracePacket p2w1 = named(packets, "p2-w1");
+        assertAll(
+                () -> assertEquals(1001, p1w1.getTrustedPacketSequenceId()),
+                () -> assertEquals(1007, p1w7.getTrustedPacketSequenceId()),
+                () -> assertEquals(2001, p2w1.getTrustedPacketSequenceId()),
+                () -> assertEquals(4001, p1w1.getTrustedPid()),
+                () -> assertEquals(4001, p1w7.getTrustedPid()),
+                () -> assertEquals(4002, p2w1.getTrustedPid()),
+                () -> assertEquals(5001, p1w1.getTrustedUid()),
+                () -> assertEquals(5001, p1w7.getTrustedUid()),
+                () -> assertEquals(5002, p2w1.getTrustedUid()));
+    }
+
+    @Test
+    void packetsThatSetTrustedFieldsAreDroppedCountedAndReportedAsLoss() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        TracePacket forged = pkt("forged").toBuilder()
+                .setTrustedUid(0)
+                .setTrustedPacketSequenceId(1)
+                .setTrustedPid(1)
+                .build();
+        assertTrue(commit(buffer, 3, 0, chunk().packet(pkt("before")).packet(forged).packet(pkt("after"))));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("before", "after"), names(packets));
+        assertEquals(1, buffer.counters().invalidPackets());
+        assertEquals(1, buffer.counters().trustedFieldViolations());
+        assertEquals(0, packets.get(0).getPreviousPacketDropped());
+        assertEquals(1, packets.get(1).getPreviousPacketDropped(), "the packet after the dropped one says so");
+        assertEquals(1003, packets.get(1).getTrustedPacketSequenceId());
+    }
+
+    /**
+     * A hostile producer ends its packet with a length-delimited field whose declared length covers
+     * the bytes the buffer appends after it. If the buffer appends its trusted fields without checking
+     * that the packet is well-formed, they end up inside that field and the producer's own forged
+     * trusted_uid / trusted_packet_sequence_id (here: root, and the service's sequence 1) win.
+     */
+    @Test
+    void aPacketWhoseLastFieldClaimsTheTrailerCannotForgeTrustedFields() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        int writer = 1;
+        // What the buffer will append to this sequence's first packet (field order does not change the size).
+        int trailerSize = TracePacket.newBuilder()
+                .setTrustedUid(IDENTITY.uid(PRODUCER))
+                .setTrustedPacketSequenceId(IDENTITY.sequenceId(PRODUCER, writer))
+                .setTrustedPid(IDENTITY.pid(PRODUCER))
+                .setFirstPacketOnSequence(true)
+                .build().getSerializedSize();
+        byte[] forgedFields = TracePacket.newBuilder().setTrustedUid(0).setTrustedPacketSequenceId(1).setTrustedPid(1)
+                .build().toByteArray();
+        byte[] hostile = new byte[forgedFields.length + 3];
+        System.arraycopy(forgedFields, 0, hostile, 0, forgedFields.length);
+        int tag = WireFormat.tag(36, WireFormat.LENGTH_DELIMITED); // synchronization_marker, bytes
+        hostile[forgedFields.length] = (byte) (tag & 0x7F | 0x80);
+        hostile[forgedFields.length + 1] = (byte) (tag >>> 7);
+        hostile[forgedFields.length + 2] = (byte) trailerSize; // the open field swallows the trailer
+        assertTrue(commit(buffer, writer, 0, chunk().frame(hostile).packet(pkt("honest"))));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        for (TracePacket p : packets) {
+            assertEquals(IDENTITY.uid(PRODUCER), p.getTrustedUid(), "trusted_uid forged by the producer: " + p);
+            assertEquals(IDENTITY.sequenceId(PRODUCER, writer), p.getTrustedPacketSequenceId(),
+                    "trusted_packet_sequence_id forged by the producer: " + p);
+            assertEquals(IDENTITY.pid(PRODUCER), p.getTrustedPid(), "trusted_pid forged by the producer: " + p);
+        }
+        assertTrue(names(packets).contains("honest"), "the well-formed packet after it is still delivered");
+    }
+
+    @Test
+    void firstPacketOnSequenceIsSetOnTheFirstPacketOfEachSequenceOnly() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0, chunkOf("w1-0", "w1-1")));
+        assertTrue(commit(buffer, 1, 1, chunkOf("w1-2")));
+        assertTrue(commit(buffer, 2, 0, chunkOf("w2-0", "w2-1")));
+
+        List<TracePacket> first = readAll(buffer);
+
+        assertTrue(commit(buffer, 1, 2, chunkOf("w1-3")));
+        assertTrue(commit(buffer, 2, 1, chunkOf("w2-2")));
+        List<TracePacket> second = readAll(buffer);
+
+        List<String> flagged = new ArrayList<>();
+        for (TracePacket p : first) {
+            if (p.getFirstPacketOnSequence()) {
+                flagged.add(p.getTrackEvent().getName());
+            }
+        }
+        assertEquals(List.of("w1-0", "w2-0"), flagged);
+        assertEquals(5, first.size());
+        assertEquals(List.of("w1-3", "w2-2"), names(second));
+        assertTrue(second.stream().noneMatch(TracePacket::getFirstPacketOnSequence),
+                "a later read continues the sequences; it does not start them again");
+    }
+
+    // ------------------------------------------------------------------ fragments
+
+    @Test
+    void fragmentContinuedAcrossTwoChunksIsGluedIntoOnePacket() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        TracePacket big = bigPacket("spanning");
+        byte[] bytes = big.toByteArray();
+        int cut = 100;
+        assertTrue(commit(buffer, 1, 0, chunkOf("before")
+                .frame(Arrays.copyOfRange(bytes, 0, cut)).lastContinuesOnNext()));
+        assertTrue(commit(buffer, 1, 1, chunk()
+                .frame(Arrays.copyOfRange(bytes, cut, bytes.length)).firstContinuesFromPrev()
+                .packet(pkt("after"))));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("before", "spanning", "after"), names(packets));
+        assertEquals(big, withoutServiceFields(packets.get(1)));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+    }
+
+    @Test
+    void fragmentContinuedAcrossThreeChunksIsGluedIntoOnePacket() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        TracePacket big = bigPacket("three-chunks");
+        byte[] bytes = big.toByteArray();
+        int cut1 = 40;
+        int cut2 = 200;
+        assertTrue(commit(buffer, 1, 0, chunkOf("before")
+                .frame(Arrays.copyOfRange(bytes, 0, cut1)).lastContinuesOnNext()));
+        assertTrue(commit(buffer, 1, 1, chunk()
+                .frame(Arrays.copyOfRange(bytes, cut1, cut2))
+                .firstContinuesFromPrev().lastContinuesOnNext()));
+        assertTrue(commit(buffer, 1, 2, chunk()
+                .frame(Arrays.copyOfRange(bytes, cut2, bytes.length)).firstContinuesFromPrev()
+                .packet(pkt("after"))));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("before", "three-chunks", "after"), names(packets));
+        assertEquals(big, withoutServiceFields(packets.get(1)));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+    }
+
+    @Test
+    void fragmentWhoseRestIsCommittedAfterAReadIsGluedOnTheNextRead() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        TracePacket big = bigPacket("late-tail");
+        byte[] bytes = big.toByteArray();
+        int cut = 150;
+        assertTrue(commit(buffer, 1, 0, chunkOf("before")
+                .frame(Arrays.copyOfRange(bytes, 0, cut)).lastContinuesOnNext()));
+
+        assertEquals(List.of("before"), names(readAll(buffer)), "the unfinished packet is held back");
+
+        assertTrue(commit(buffer, 1, 1, chunk()
+                .frame(Arrays.copyOfRange(bytes, cut, bytes.length)).firstContinuesFromPrev()));
+        List<TracePacket> second = readAll(buffer);
+
+        assertEquals(1, second.size());
+        assertEquals(big, withoutServiceFields(second.get(0)));
+        assertFalse(dropMarked(second.get(0)));
+    }
+
+    @Test
+    void continuationWhoseBeginningIsMissingIsDroppedAndTheNextPacketIsMarkedDropped() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        byte[] tail = Arrays.copyOfRange(bigPacket("orphan").toByteArray(), 50, 120);
+        assertTrue(commit(buffer, 1, 5, chunk().frame(tail).firstContinuesFromPrev()
+                .packet(pkt("next")).packet(pkt("later"))));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("next", "later"), names(packets), "the orphan tail is not delivered");
+        assertEquals(1, packets.get(0).getPreviousPacketDropped());
+        assertFalse(dropMarked(packets.get(1)));
+    }
+
+    @Test
+    void gapInChunkIdsMarksPreviousPacketDroppedOnTheNextPacket() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0, chunkOf("c0-a", "c0-b")));
+        assertTrue(commit(buffer, 1, 1, chunkOf("c1")));
+        // chunk 2 never arrives
+        assertTrue(commit(buffer, 1, 3, chunkOf("c3-a", "c3-b")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("c0-a", "c0-b", "c1", "c3-a", "c3-b"), names(packets));
+        assertEquals(1, named(packets, "c3-a").getPreviousPacketDropped());
+        for (String name : List.of("c0-a", "c0-b", "c1", "c3-b")) {
+            assertFalse(dropMarked(named(packets, name)), name + " is not after the gap");
+        }
+    }
+
+    @Test
+    void gapAfterAnUnfinishedFragmentDropsTheFragmentAndMarksTheNextPacket() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        byte[] bytes = bigPacket("broken").toByteArray();
+        assertTrue(commit(buffer, 1, 0, chunkOf("before")
+                .frame(Arrays.copyOfRange(bytes, 0, 60)).lastContinuesOnNext()));
+        // chunk 1 (the middle of the packet) is missing
+        assertTrue(commit(buffer, 1, 2, chunk()
+                .frame(Arrays.copyOfRange(bytes, 120, bytes.length)).firstContinuesFromPrev()
+                .packet(pkt("after"))));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("before", "after"), names(packets), "head + tail without the middle is not a packet");
+        assertEquals(1, named(packets, "after").getPreviousPacketDropped());
+    }
+
+    // ------------------------------------------------------------------ full buffer
+
+    private static final int CHUNK_BYTES = 256;
+
+    @Test
+    void ringPolicyOverwritesTheOldestChunksWhenFullAndMarksLossOnThatSequenceOnly() {
+        TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 2, 0, chunkOf("b0"), CHUNK_BYTES), "RING always takes the new chunk");
+
+        TraceStats.BufferStats stats = stats(buffer);
+        assertEquals(1, stats.getChunksOverwritten());
+        assertEquals(CHUNK_BYTES, stats.getBytesOverwritten());
+        assertTrue(buffer.used() <= buffer.capacity());
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("a1", "a2"), names(onSequence(packets, PRODUCER, 1)), "a0 was the oldest");
+        assertEquals(List.of("b0"), names(onSequence(packets, PRODUCER, 2)));
+        assertEquals(1, named(packets, "a1").getPreviousPacketDropped(), "the packet after the overwritten chunk");
+        assertFalse(dropMarked(named(packets, "a2")));
+        assertFalse(dropMarked(named(packets, "b0")), "the other sequence lost nothing");
+    }
+
+    @Test
+    void ringPolicyKeepsOverwritingInAgeOrderAsChunksKeepComing() {
+        TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+        for (int id = 0; id < 10; id++) {
+            assertTrue(commitPadded(buffer, 1, id, chunkOf("a" + id), CHUNK_BYTES));
+        }
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("a7", "a8", "a9"), names(packets));
+        assertEquals(7, stats(buffer).getChunksOverwritten());
+        assertEquals(7L * CHUNK_BYTES, stats(buffer).getBytesOverwritten());
+        assertEquals(1, packets.get(0).getPreviousPacketDropped());
+    }
+
+    @Test
+    void discardPolicyRefusesNewChunksWhenFullAndKeepsTheOldOnes() {
+        TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.DISCARD);
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
+
+        assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
+        assertFalse(commitPadded(buffer, 2, 0, chunkOf("b0"), CHUNK_BYTES));
+
+        TraceStats.BufferStats stats = stats(buffer);
+        assertEquals(2, stats.getChunksDiscarded());
+        assertEquals(0, stats.getChunksOverwritten());
+        assertEquals(List.of("a0", "a1", "a2"), names(readAll(buffer)));
+    }
+
+    /**
+     * A refused chunk is a loss between the chunks already stored and the ones after it, so the flag
+     * belongs on the first packet after it. Flagging an older packet that is still in the buffer makes
+     * trace_processor invalidate that sequence's incremental state too early.
+     */
+    @Test
+    void refusedChunkMarksLossOnThePacketAfterItNotOnOlderUnreadPackets() {
+        TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.DISCARD);
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
+        assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
+
+        List<TracePacket> kept = readAll(buffer);
+        assertTrue(commitPadded(buffer, 1, 4, chunkOf("a4"), CHUNK_BYTES));
+        List<TracePacket> after = readAll(buffer);
+
+        assertEquals(List.of("a0", "a1", "a2"), names(kept));
+        for (TracePacket p : kept) {
+            assertFalse(dropMarked(p), p.getTrackEvent().getName() + " came before the refused chunk, nothing was lost before it");
+        }
+        assertEquals(List.of("a4"), names(after));
+        assertEquals(1, after.get(0).getPreviousPacketDropped(), "a4 is the first packet after the refused chunk a3");
+    }
+
+    @Test
+    void chunkLargerThanTheWholeBufferIsRefused() {
+        TraceBuffer buffer = new TraceBuffer(512, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0, chunkOf("small")));
+        long usedBefore = buffer.used();
+
+        assertFalse(buffer.copyChunk(PRODUCER, 2, 0, chunkOf("huge").packetsWord(),
+                chunkOf("huge").bytesPaddedTo(513), true));
+
+        assertEquals(usedBefore, buffer.used(), "nothing was evicted to make room for it");
+        TraceStats.BufferStats stats = stats(buffer);
+        assertTrue(stats.getChunksDiscarded() + stats.getAbiViolations() >= 1, "the refusal is counted: " + stats);
+        assertEquals(List.of("small"), names(readAll(buffer)));
+    }
+
+    // ------------------------------------------------------------------ re-commit, empty packets
+
+    @Test
+    void reCommitOfTheSameChunkWithMorePacketsReplacesItWithoutDuplicates() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        ChunkPayload partial = chunkOf("p0", "p1").count(1); // scraped while p1 was being written
+        assertTrue(buffer.copyChunk(PRODUCER, 1, 0, partial.packetsWord(), partial.bytesPaddedTo(CHUNK_BYTES), false));
+        ChunkPayload whole = chunkOf("p0", "p1", "p2");
+        assertTrue(buffer.copyChunk(PRODUCER, 1, 0, whole.packetsWord(), whole.bytesPaddedTo(CHUNK_BYTES), true));
+        assertTrue(commit(buffer, 1, 1, chunkOf("p3")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("p0", "p1", "p2", "p3"), names(packets));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertEquals(1, stats(buffer).getChunksRewritten());
+        assertEquals(2, stats(buffer).getChunksWritten(), "a rewrite is not a new chunk");
+    }
+
+    @Test
+    void emptyPacketsAreSkipped() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0, chunk().frame(new byte[0]).packet(pkt("x"))
+                .frame(new byte[0]).frame(new byte[0]).packet(pkt("y")).frame(new byte[0])));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("x", "y"), names(packets));
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "an empty packet is not a loss");
+        assertEquals(0, stats(buffer).getAbiViolations());
+    }
+
+    // ------------------------------------------------------------------ hostile input
+
+    static Stream<Named<ChunkPayload>> maliciousChunks() {
+        int overflowingSize = WireFormat.redundantVarint(1000);
+        return Stream.of(
+                Named.of("size varint overflowing the chunk", chunkOf("m0")
+                        .raw(overflowingSize & 0xFF, overflowingSize >>> 8 & 0xFF, overflowingSize >>> 16 & 0xFF,
+                                overflowingSize >>> 24 & 0xFF, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+                        .count(2)),
+                Named.of("size varint cut off by the end of the chunk", chunkOf("m0")
+                        .raw(0x80, 0x80, 0x80).count(2)),
+                Named.of("size varint that never terminates", chunkOf("m0")
+                        .raw(0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF).count(2)),
+                Named.of("size varint beyond 2^31", chunkOf("m0")
+                        .raw(0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0, 0, 0).count(2)),
+                Named.of("packet count larger than the data", chunkOf("m0", "m1").count(5)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("maliciousChunks")
+    void malformedChunkCountsAnAbiViolationAndDoesNotHarmOtherSequences(ChunkPayload malicious) {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        int good = 1;
+        int bad = 2;
+        assertTrue(commit(buffer, good, 0, chunkOf("g0", "g1")));
+        commit(buffer, bad, 0, malicious);
+        assertTrue(commit(buffer, good, 1, chunkOf("g2", "g3")));
+        assertTrue(commit(buffer, OTHER_PRODUCER, good, 0, chunkOf("o0")));
+        assertTrue(commit(buffer, bad, 1, chunkOf("bad-next")));
+
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(1, stats(buffer).getAbiViolations());
+        List<TracePacket> goodPackets = onSequence(packets, PRODUCER, good);
+        assertEquals(List.of("g0", "g1", "g2", "g3"), names(goodPackets));
+        assertTrue(goodPackets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertEquals(List.of("o0"), names(onSequence(packets, OTHER_PRODUCER, good)));
+        List<TracePacket> badPackets = onSequence(packets, PRODUCER, bad);
+        assertEquals("bad-next", badPackets.get(badPackets.size() - 1).getTrackEvent().getName(),
+                "the bad sequence goes on with its next chunk");
+        assertEquals(1, named(badPackets, "bad-next").getPreviousPacketDropped(),
+                "what the corrupt chunk held is reported lost");
+        assertTrue(names(badPackets).stream().allMatch(n -> n.equals("m0") || n.equals("m1") || n.equals("bad-next")),
+                "nothing but the well-formed packets is delivered: " + names(badPackets));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 32768, 65535})
+    void chunkWithAnInvalidWriterIdIsRefused(int writerId) {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+
+        assertFalse(commit(buffer, writerId, 0, chunkOf("invalid")));
+
+        assertEquals(1, stats(buffer).getAbiViolations());
+        assertEquals(0, buffer.used());
+        assertTrue(readAll(buffer).isEmpty());
+    }
+
+    @Test
+    void highestValidWriterIdIsAccepted() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+
+        assertTrue(commit(buffer, 32767, 0, chunkOf("max")));
+
+        assertEquals(List.of("max"), names(readAll(buffer)));
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    @Test
+    void readingRemovesWhatItRead() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        byte[] c0 = chunkOf("a", "b").bytes();
+        byte[] c1 = chunkOf("c").bytes();
+        assertTrue(buffer.copyChunk(PRODUCER, 1, 0, chunkOf("a", "b").packetsWord(), c0, true));
+        assertTrue(buffer.copyChunk(PRODUCER, 2, 0, chunkOf("c").packetsWord(), c1, true));
+
+        assertEquals(3, readAll(buffer).size());
+        List<TracePacket> again = readAll(buffer);
+
+        assertTrue(again.isEmpty(), "a second read delivers nothing");
+        assertEquals(0, buffer.used());
+        TraceStats.BufferStats stats = stats(buffer);
+        assertEquals(2, stats.getChunksRead());
+        assertEquals(c0.length + c1.length, stats.getBytesRead());
+        assertEquals(c0.length + c1.length, stats.getBytesWritten());
+        assertEquals(2, stats.getChunksWritten());
+    }
+
+    @Test
+    void readingFreesRoomForNewChunksWithoutOverwriting() {
+        TraceBuffer buffer = new TraceBuffer(2 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
+        assertEquals(List.of("a0", "a1"), names(readAll(buffer)));
+
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
+        List<TracePacket> packets = readAll(buffer);
+
+        assertEquals(List.of("a2", "a3"), names(packets));
+        assertEquals(0, stats(buffer).getChunksOverwritten());
+        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "chunk ids continue across reads");
+    }
+}

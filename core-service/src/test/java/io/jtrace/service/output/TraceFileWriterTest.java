@@ -1,0 +1,85 @@
+package io.jtrace.service.output;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.protos.Trace;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackEvent;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TraceFileWriterTest {
+    @TempDir
+    Path dir;
+
+    private static TracePacket packetOfSize(int approxBytes, int seq) {
+        return TracePacket.newBuilder()
+                .setTimestamp(1000L + seq)
+                .setTrustedPacketSequenceId(7)
+                .setTrackEvent(TrackEvent.newBuilder().setName("p" + seq).addCategories("c".repeat(approxBytes)))
+                .build();
+    }
+
+    @Test
+    void writtenPacketsParseBackAsATraceWithTheSamePackets() throws IOException {
+        List<TracePacket> packets = new ArrayList<>();
+        packets.add(TracePacket.newBuilder().setTimestamp(1).build());
+        packets.add(packetOfSize(10, 1));
+        packets.add(packetOfSize(126, 2)); // around the 1-byte / 2-byte length boundary
+        packets.add(packetOfSize(200, 3)); // >= 128 bytes: 2-byte length varint
+        packets.add(packetOfSize(20_000, 4)); // >= 16 KiB: 3-byte length varint
+        packets.add(packetOfSize(3_000_000, 5)); // >= 2 MiB: 4-byte length varint
+        packets.add(packetOfSize(50, 6));
+        assertTrue(packets.get(3).getSerializedSize() >= 128);
+        assertTrue(packets.get(4).getSerializedSize() >= 16 * 1024);
+        Path file = dir.resolve("sub/dir/out.pftrace");
+
+        long bytes;
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            for (TracePacket p : packets) {
+                byte[] b = p.toByteArray();
+                // Embed the packet in a larger array to check that offset and length are honoured.
+                byte[] framed = new byte[b.length + 10];
+                System.arraycopy(b, 0, framed, 3, b.length);
+                writer.packet(framed, 3, b.length);
+            }
+            assertEquals(packets.size(), writer.packets());
+            bytes = writer.bytes();
+        }
+
+        byte[] content = Files.readAllBytes(file);
+        assertEquals(bytes, content.length, "bytes() counts what was written");
+        Trace trace = Trace.parseFrom(content);
+        assertEquals(packets, trace.getPacketList());
+        assertEquals(Trace.newBuilder().addAllPacket(packets).build().toByteArray().length, content.length,
+                "the file is exactly the serialization of Trace");
+    }
+
+    @Test
+    void emptyTraceFileIsAValidEmptyTrace() throws IOException {
+        Path file = dir.resolve("empty.pftrace");
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            assertEquals(0, writer.packets());
+        }
+        assertEquals(0, Trace.parseFrom(Files.readAllBytes(file)).getPacketCount());
+    }
+
+    @Test
+    void emptyPacketIsWrittenAsAnEmptyRecord() throws IOException {
+        Path file = dir.resolve("zero.pftrace");
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            writer.packet(new byte[0], 0, 0);
+            byte[] one = TracePacket.newBuilder().setTimestamp(5).build().toByteArray();
+            writer.packet(one, 0, one.length);
+        }
+        Trace trace = Trace.parseFrom(Files.readAllBytes(file));
+        assertEquals(List.of(TracePacket.getDefaultInstance(), TracePacket.newBuilder().setTimestamp(5).build()),
+                trace.getPacketList());
+    }
+}
