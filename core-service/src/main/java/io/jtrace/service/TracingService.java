@@ -176,6 +176,9 @@ public final class TracingService implements AutoCloseable {
             for (int i = 0; i < request.size(); i++) {
                 moveChunk(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
             }
+            for (CommitRequest.Patch patch : request.patches()) {
+                applyPatch(producer, patch);
+            }
         } catch (InternalError e) {
             // The JVM reports access to a mapping whose file was truncated as InternalError (SIGBUS).
             dropProducer(producer, "its shared memory buffer became inaccessible (" + e.getMessage() + ")");
@@ -196,6 +199,19 @@ public final class TracingService implements AutoCloseable {
         byte[] copy = copyChunk(abi, page, layout, chunk);
         abi.releaseChunkAsFree(page, chunk);
         storeChunk(producer, copy, targetBuffer, true);
+    }
+
+    /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
+    private void applyPatch(ProducerState producer, CommitRequest.Patch patch) {
+        Integer target = producer.writerTargets.get(patch.writerId());
+        TraceBuffer buffer = target == null ? null : buffers.get(target);
+        TracingSession owner = target == null ? null : bufferOwners.get(target);
+        if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED) {
+            producer.abiViolations++;
+            return;
+        }
+        buffer.applyPatch(producer.id, patch.writerId(), patch.chunkId(), patch.offset(), patch.value(),
+                patch.hasMorePatches());
     }
 
     private static byte[] copyChunk(SharedMemoryAbi abi, int page, PageLayout layout, int chunk) {
@@ -516,7 +532,7 @@ public final class TracingService implements AutoCloseable {
         delivered += emitServicePacket(sink, servicePacket(now.getClocks(0).getTimestamp()).setClockSnapshot(now));
         SequenceIdentity identity = sequenceIdentity();
         for (int bufferId : session.bufferIds) {
-            delivered += buffers.get(bufferId).readAll(identity, sink);
+            delivered += buffers.get(bufferId).readAll(identity, sink, session.state == TracingSession.State.DISABLED);
         }
         if (session.state == TracingSession.State.DISABLED) {
             delivered += emitServicePacket(sink, servicePacket(0).setTraceStats(traceStats(session)));

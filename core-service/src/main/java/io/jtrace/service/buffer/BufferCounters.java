@@ -18,6 +18,7 @@ public final class BufferCounters {
     long patchesSucceeded;
     long patchesFailed;
     long invalidPackets;
+    long writerPacketLoss;
     long trustedFieldViolations;
 
     public long bytesWritten() {
@@ -34,6 +35,19 @@ public final class BufferCounters {
 
     public long abiViolations() {
         return abiViolations;
+    }
+
+    /** Drop markers seen: places where a writer reported lost packets. */
+    public long writerPacketLoss() {
+        return writerPacketLoss;
+    }
+
+    public long patchesSucceeded() {
+        return patchesSucceeded;
+    }
+
+    public long patchesFailed() {
+        return patchesFailed;
     }
 
     /** Packets dropped at read because they were malformed or set a field only the service may set. */
@@ -62,6 +76,7 @@ public final class BufferCounters {
                 .setWriteWrapCount(writeWrapCount)
                 .setPatchesSucceeded(patchesSucceeded)
                 .setPatchesFailed(patchesFailed)
+                .setTraceWriterPacketLoss(writerPacketLoss)
                 .build();
     }
 }

@@ -164,6 +164,30 @@ public final class TraceBuffer {
         return true;
     }
 
+    /**
+     * Fills a size field left open in a stored chunk. {@code offset} counts from the start of the
+     * chunk's payload; {@code value} is the 4 bytes as a little-endian int. When {@code hasMorePatches}
+     * is false the chunk no longer needs patching and its sequence can be read past it. Returns false
+     * (counting a failed patch) for an unknown chunk or an offset outside it.
+     */
+    public boolean applyPatch(int producerId, int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {
+        SequenceState seq = sequences.get(new SequenceKey(producerId, writerId));
+        ChunkRecord chunk = seq == null || !seq.anyChunk ? null : seq.chunks.get(ordinalOf(seq, chunkId));
+        if (chunk == null || offset < 0 || offset > chunk.payload.length - 4) {
+            counters.patchesFailed++;
+            return false;
+        }
+        chunk.payload[offset] = (byte) value;
+        chunk.payload[offset + 1] = (byte) (value >>> 8);
+        chunk.payload[offset + 2] = (byte) (value >>> 16);
+        chunk.payload[offset + 3] = (byte) (value >>> 24);
+        if (!hasMorePatches) {
+            chunk.flags &= ~ChunkHeader.FLAG_NEEDS_PATCHING;
+        }
+        counters.patchesSucceeded++;
+        return true;
+    }
+
     /** Chunk ids increase by one per chunk and wrap at 2^32: place {@code chunkId} relative to the newest seen. */
     private static long ordinalOf(SequenceState seq, int chunkId) {
         if (!seq.anyChunk) {
@@ -199,10 +223,16 @@ public final class TraceBuffer {
     }
 
     /**
-     * Reads every stored packet out, sequence by sequence, each with the trusted fields appended, and
-     * removes the chunks read. Returns the number of packets delivered.
+     * Reads stored packets out, sequence by sequence, each with the trusted fields appended, and removes
+     * the chunks read. Returns the number of packets delivered.
+     *
+     * <p>While a session runs ({@code sessionEnded} false) a sequence stops, until a later read, at a
+     * chunk that still needs patching, at a chunk copied while still being written, and at a gap in
+     * chunk ids that may yet be filled by an out-of-order commit (a gap known to be lost is skipped and
+     * reported). Once the session has ended nothing more can arrive: everything is read, and what is
+     * missing or unpatched is reported as lost.
      */
-    public long readAll(SequenceIdentity identity, PacketSink sink) {
+    public long readAll(SequenceIdentity identity, PacketSink sink, boolean sessionEnded) {
         long delivered = 0;
         for (Map.Entry<SequenceKey, SequenceState> entry : sequences.entrySet()) {
             SequenceKey key = entry.getKey();
@@ -213,8 +243,12 @@ public final class TraceBuffer {
             Iterator<ChunkRecord> it = seq.chunks.values().iterator();
             while (it.hasNext()) {
                 ChunkRecord chunk = it.next();
+                boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
+                if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
+                    break;
+                }
                 SortedSet<Long> lostBefore = seq.lostOrdinals.headSet(chunk.ordinal);
-                if (!lostBefore.isEmpty() || (seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal)) {
+                if (!lostBefore.isEmpty() || gap) {
                     lostBefore.clear();
                     seq.lossPending = true;
                     seq.pendingFragment = null;
@@ -231,6 +265,15 @@ public final class TraceBuffer {
         return delivered;
     }
 
+    private static boolean needsPatching(ChunkRecord chunk) {
+        return (chunk.flags & ChunkHeader.FLAG_NEEDS_PATCHING) != 0;
+    }
+
+    /** Every chunk between the last one read and {@code chunk} is known to be lost. */
+    private static boolean knownLost(SequenceState seq, ChunkRecord chunk) {
+        return seq.lostOrdinals.subSet(seq.nextOrdinal, chunk.ordinal).size() == chunk.ordinal - seq.nextOrdinal;
+    }
+
     private long readChunk(ChunkRecord chunk, SequenceState seq, int sequenceId, int pid, int uid, PacketSink sink) {
         byte[] data = chunk.payload;
         int pos = 0;
@@ -244,7 +287,10 @@ public final class TraceBuffer {
             int size = (int) sizeAndLength;
             pos += sizeLength;
             if (size == WireFormat.DROPPED_PACKET_SIZE) {
+                // The writer lost packets here (SMB full or an aborted packet).
+                counters.writerPacketLoss++;
                 seq.lossPending = true;
+                seq.pendingFragment = null;
                 continue;
             }
             if (size > data.length - pos) {
@@ -256,6 +302,12 @@ public final class TraceBuffer {
             boolean last = i == chunk.packetCount - 1;
             boolean continuesFromPrev = first && (chunk.flags & ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV) != 0;
             boolean continuesOnNext = last && (chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0;
+            if (continuesOnNext && needsPatching(chunk)) {
+                // Its patches never came: the packet's size fields are wrong. Drop it, report the loss.
+                seq.pendingFragment = null;
+                seq.lossPending = true;
+                continue;
+            }
             if (continuesFromPrev) {
                 if (seq.pendingFragment == null) {
                     // Its beginning was lost (overwritten or never committed).

@@ -3,6 +3,7 @@ package io.jtrace.shm.writer;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Finds free chunks in the SMB for writers, without locks: every claim is a CAS on a page header
@@ -21,6 +22,8 @@ public final class ChunkArbiter {
      * costs a longer scan, never correctness, since the CAS on the page header decides ownership.
      */
     private int pageHint;
+    /** Packets dropped by all writers of this SMB (SMB full); touched only on the drop path. */
+    private final LongAdder droppedPackets = new LongAdder();
 
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
@@ -89,6 +92,15 @@ public final class ChunkArbiter {
 
     public static int indexOf(int handle) {
         return handle & 0xF;
+    }
+
+    void recordDrop() {
+        droppedPackets.increment();
+    }
+
+    /** Packets dropped so far by every writer of this SMB because no chunk was free. */
+    public long droppedPackets() {
+        return droppedPackets.sum();
     }
 
     /** A new writer id, or -1 when all are taken. */

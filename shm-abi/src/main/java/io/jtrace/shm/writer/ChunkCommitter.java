@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.MpscUnboundedArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,8 @@ public final class ChunkCommitter implements AutoCloseable {
 
     private final ChunkRef[] refs;
     private final MpscArrayQueue<ChunkRef> released;
+    /** Patches are rare (only nested messages that span chunks): an unbounded queue of small objects. */
+    private final MpscUnboundedArrayQueue<CommitRequest.Patch> patches = new MpscUnboundedArrayQueue<>(64);
     private final int wakeThreshold;
     private final CommitSink sink;
     private final long periodNanos;
@@ -79,6 +82,19 @@ public final class ChunkCommitter implements AutoCloseable {
     }
 
     /**
+     * Writer thread: queue a patch for a chunk it released earlier. Goes out no earlier than that chunk
+     * (see {@link #drainInto}).
+     */
+    public void patch(CommitRequest.Patch patch) {
+        patches.offer(patch);
+    }
+
+    /** Wakes the commit thread now: a writer is waiting for chunks to come free. */
+    public void wakeUp() {
+        LockSupport.unpark(thread);
+    }
+
+    /**
      * Asks the commit thread to commit everything released so far and then call
      * {@link CommitSink#flushComplete} with {@code requestId}. Ids increase; acking N acks all before it.
      */
@@ -91,7 +107,7 @@ public final class ChunkCommitter implements AutoCloseable {
         CommitRequest batch = new CommitRequest(BATCH_CAPACITY);
         while (running) {
             long flushId = pendingFlush.getAndSet(-1);
-            if (drainInto(batch) > 0) {
+            if (drainInto(batch)) {
                 try {
                     sink.commit(batch);
                 } catch (RuntimeException e) {
@@ -112,19 +128,26 @@ public final class ChunkCommitter implements AutoCloseable {
                 LockSupport.parkNanos(this, periodNanos);
             }
         }
-        if (drainInto(batch) > 0) {
+        if (drainInto(batch)) {
             sink.commit(batch);
         }
     }
 
-    private int drainInto(CommitRequest batch) {
+    private boolean drainInto(CommitRequest batch) {
+        // Patches first, chunks second. A writer queues a chunk before any patch for it, so a patch seen
+        // now has its chunk already in the chunk queue and this same drain takes both; the service
+        // applies a request's chunks before its patches. poll(), not relaxedPoll(): it waits out a
+        // writer that has claimed a slot but not yet stored into it, so a flush acked after this drain
+        // covers everything released before the request.
+        CommitRequest.Patch patch;
+        while ((patch = patches.poll()) != null) {
+            batch.addPatch(patch);
+        }
         ChunkRef ref;
-        // poll(), not relaxedPoll(): it waits out a writer that has claimed a slot but not yet stored
-        // into it, so a flush acked after this drain covers every chunk released before the request.
         while ((ref = released.poll()) != null) {
             batch.add(ref.page, ref.index, ref.targetBuffer);
         }
-        return batch.size();
+        return !batch.isEmpty();
     }
 
     /** Commits what is queued and stops the thread. */

@@ -1,17 +1,25 @@
 package io.jtrace.shm.writer;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * A batch of chunks released by writers, to be moved by the service from the SMB into trace buffers.
- * The Java form of Perfetto's {@code CommitDataRequest.chunks_to_move}: each entry is (page, chunk
- * index, target buffer id).
+ * A batch of chunks released by writers, to be moved by the service from the SMB into trace buffers,
+ * and of patches for size fields left open in chunks committed earlier. The Java form of Perfetto's
+ * {@code CommitDataRequest}: chunks_to_move entries are (page, chunk index, target buffer id); patches
+ * are (writer id, chunk id, offset into the chunk's payload, 4 bytes as a little-endian int, whether
+ * more patches for that chunk follow). The service applies the chunks before the patches.
  */
 public final class CommitRequest {
     private int[] pages;
     private int[] chunks;
     private int[] targetBuffers;
     private int count;
+    private final List<Patch> patches = new ArrayList<>();
+
+    /** A size field to fill in a chunk already committed. */
+    public record Patch(int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {}
 
     public CommitRequest(int capacity) {
         int n = Math.max(capacity, 1);
@@ -49,8 +57,20 @@ public final class CommitRequest {
         return targetBuffers[i];
     }
 
+    public void addPatch(Patch patch) {
+        patches.add(patch);
+    }
+
+    public List<Patch> patches() {
+        return patches;
+    }
+
+    public boolean isEmpty() {
+        return count == 0 && patches.isEmpty();
+    }
+
     @Override
     public String toString() {
-        return "CommitRequest{" + count + " chunks}";
+        return "CommitRequest{" + count + " chunks, " + patches.size() + " patches}";
     }
 }

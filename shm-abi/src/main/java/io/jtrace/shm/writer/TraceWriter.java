@@ -8,45 +8,81 @@ import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes a sequence of {@code TracePacket}s into SMB chunks it owns. One per writing thread; not
- * thread-safe. Packets are framed as [4-byte size][packet bytes]; each finished packet is published to
- * readers by a release store of the chunk's packet count, so the service may read a chunk still being
- * written up to its last counted packet.
+ * thread-safe. Usage: {@code ProtoWriter p = w.beginPacket(); p.varint(8, ts); ...; w.endPacket();}
  *
- * <p>A packet that does not fit in the rest of the chunk moves, with the bytes written so far, to a
- * fresh chunk, and the old chunk is released to the commit thread. A packet that fits in no chunk, or
- * that finds the SMB full, is written into a private scratch buffer and dropped; {@link #droppedPackets()}
- * counts those.
+ * <h2>Chunks and fragments</h2>
+ * Each chunk holds fragments framed as [4-byte size][bytes]. A packet that does not fit in the rest of
+ * the chunk is split: the fragment written so far is closed (flag "last packet continues on next
+ * chunk"), the chunk is released to the commit thread, and the packet continues as the first fragment
+ * of a new chunk (flag "first packet continues from previous chunk"). Packets of any size up to
+ * 2^28 − 1 bytes thus pass through chunks of a few KiB. A nested message whose size field was left in a
+ * released chunk gets its size later as a patch; that chunk carries "needs patching" until the service
+ * has received its last patch.
  *
- * <p>Usage: {@code ProtoWriter p = w.beginPacket(); p.varint(8, ts); ...; w.endPacket();}
+ * <h2>Publication</h2>
+ * Each finished fragment is counted in the chunk header by a release store, so the service may read a
+ * chunk still being written up to its last counted fragment; releasing the chunk (CAS to COMPLETE)
+ * publishes the rest.
+ *
+ * <h2>SMB full</h2>
+ * When no chunk is free the {@link SmbFullPolicy} decides: drop at once, or stall with bounded back-off
+ * first. A dropped packet is written to private scratch memory and thrown away; the next chunk the
+ * writer gets starts with a drop marker (a fragment of size 0x0FFFFFFF), so the service marks the next
+ * packet {@code previous_packet_dropped}. {@link #droppedPackets()} counts the losses.
  */
 public final class TraceWriter implements SpaceProvider, AutoCloseable {
+    /** Longest a {@link SmbFullPolicy#STALL_THEN_DROP} writer waits for a free chunk. */
+    public static final long STALL_LIMIT_NANOS = 100_000_000L;
     private static final int NO_CHUNK = -1;
+    private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * WireFormat.RESERVED_SIZE_BYTES + 64;
 
     private final ChunkArbiter arbiter;
     private final SharedMemoryAbi abi;
     private final ByteBuffer smb;
     private final int writerId;
     private final int targetBuffer;
+    private final SmbFullPolicy policy;
     private final ProtoWriter proto = new ProtoWriter(this);
 
+    // The chunk being written.
     private int chunkHandle = NO_CHUNK;
     private int chunkOffset;
     private int chunkEnd;
-    private int nextChunkId;
+    private int chunkId;
+    private int chunkFlags;
     private int packetCount;
+    private int nextChunkId;
+
+    // Where to patch the size field of each open nested level that lies in a released chunk.
+    private final int[] patchChunkId = new int[ProtoWriter.MAX_NESTING];
+    private final int[] patchOffset = new int[ProtoWriter.MAX_NESTING];
+    /** Lowest level whose size field lies in the same chunk: its patch is that chunk's last. */
+    private final int[] patchLowestLevel = new int[ProtoWriter.MAX_NESTING];
+
     private boolean inPacket;
     /** The current packet is being written to {@link #scratch} and will be dropped at its end. */
     private boolean discarding;
+    /** Packets were lost since the last chunk: the next chunk starts with a drop marker. */
+    private boolean dropPending;
     private ByteBuffer scratch;
-    /** Where writing resumes in the current chunk after a dropped packet. */
-    private int resumePosition;
     private long droppedPackets;
     private long packetsWritten;
 
     public TraceWriter(ChunkArbiter arbiter, int targetBuffer) {
+        this(arbiter, targetBuffer, SmbFullPolicy.DROP);
+    }
+
+    public TraceWriter(ChunkArbiter arbiter, int targetBuffer, SmbFullPolicy policy) {
+        this(arbiter, targetBuffer, policy, 0);
+    }
+
+    /** Starts chunk ids at {@code firstChunkId}, so tests can cross the 2^32 wrap without 4 billion chunks. */
+    TraceWriter(ChunkArbiter arbiter, int targetBuffer, SmbFullPolicy policy, int firstChunkId) {
+        this.nextChunkId = firstChunkId;
         int id = arbiter.allocateWriterId();
         if (id < 0) {
             throw new IllegalStateException("all " + ChunkHeader.MAX_WRITER_ID + " writer ids are in use");
@@ -56,6 +92,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         this.smb = abi.smb().buffer();
         this.writerId = id;
         this.targetBuffer = targetBuffer;
+        this.policy = policy;
     }
 
     public int writerId() {
@@ -66,7 +103,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         return targetBuffer;
     }
 
-    /** Packets this writer had to drop (SMB full or larger than any chunk). */
+    /** Packets this writer had to drop because the SMB was full. */
     public long droppedPackets() {
         return droppedPackets;
     }
@@ -83,9 +120,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         inPacket = true;
         if (chunkHandle == NO_CHUNK || packetCount == ChunkHeader.MAX_PACKETS) {
             releaseChunk();
-            if (acquireChunk(ChunkHeader.SIZE + WireFormat.RESERVED_SIZE_BYTES)) {
-                proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
-            } else {
+            if (!acquireChunk(false)) {
                 enterDiscard(WireFormat.RESERVED_SIZE_BYTES);
             }
         }
@@ -93,7 +128,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         return proto;
     }
 
-    /** Finishes the packet: writes its size and publishes it to readers of the chunk. */
+    /** Finishes the packet: writes its (last fragment's) size and publishes it to readers of the chunk. */
     public void endPacket() {
         if (!inPacket) {
             throw new IllegalStateException("endPacket() without beginPacket()");
@@ -105,34 +140,36 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         inPacket = false;
         if (discarding) {
             discarding = false;
-            droppedPackets++;
-            if (chunkHandle != NO_CHUNK) {
-                proto.reset(smb, resumePosition, chunkEnd);
-            }
+            recordDrop();
             return;
         }
         packetCount++;
         packetsWritten++;
-        abi.publishPackets(chunkOffset, ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(packetCount, 0)));
+        publish();
     }
 
     /**
-     * Gives up the open packet (after its writing code failed half-way): it is counted as dropped and
-     * the next packet starts where it began, so the chunk stays well-formed.
+     * Gives up the open packet (after its writing code failed half-way): it is counted as dropped, and a
+     * drop marker takes its place so the sequence stays well-formed and the loss is reported.
      */
     public void abortPacket() {
         if (!inPacket) {
             return;
         }
         inPacket = false;
-        droppedPackets++;
-        if (discarding) {
-            discarding = false;
-            if (chunkHandle != NO_CHUNK) {
-                proto.reset(smb, resumePosition, chunkEnd);
+        abandonPatches();
+        boolean wasDiscarding = discarding;
+        discarding = false;
+        recordDrop();
+        if (!wasDiscarding && chunkHandle != NO_CHUNK && proto.depth() > 0) {
+            int frame = proto.sizeFieldOffset(0);
+            if (packetCount == 0) {
+                // The abandoned fragment was the continuation promised by the previous chunk; the marker
+                // written instead is not one.
+                chunkFlags &= ~ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV;
             }
-        } else if (chunkHandle != NO_CHUNK && proto.depth() > 0) {
-            proto.reset(smb, proto.sizeFieldOffset(0), chunkEnd);
+            proto.reset(smb, frame, chunkEnd);
+            writeDropMarker();
         }
     }
 
@@ -158,37 +195,93 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             writer.discardInto(scratch);
             return;
         }
-        // Before the packet's frame is opened (depth 0) nothing of it is written yet.
-        int packetStart = writer.depth() > 0 ? writer.sizeFieldOffset(0) : writer.position();
-        int partial = writer.position() - packetStart;
-        int required = ChunkHeader.SIZE + partial + needed;
-        if (required > arbiter.maxChunkSize()) {
-            // Keep the chunk: the packets after this one continue where this one started.
-            resumePosition = packetStart;
-            enterDiscard(needed);
+        if (writer.depth() == 0) {
+            // Nothing of the packet is written yet: simply start it in a fresh chunk.
+            releaseChunk();
+            if (!acquireChunk(false)) {
+                enterDiscard(needed);
+            }
             return;
         }
-        // Take the new chunk before giving up the old one: the unfinished packet's bytes must be copied
-        // out of the old chunk while we still own it. Once released, the service may free it and another
-        // writer may overwrite it.
+        continueInNewChunk(writer, needed);
+    }
+
+    /** Ends the packet's fragment in this chunk and continues it in a new one. */
+    private void continueInNewChunk(ProtoWriter writer, int needed) {
         int oldHandle = chunkHandle;
-        if (!acquireChunk(required)) {
-            // SMB full: the packets already in the old chunk still go out; this one is dropped.
+        int oldOffset = chunkOffset;
+        int oldId = chunkId;
+        int oldCount = packetCount + 1; // the fragment ending here counts as one of the chunk's packets
+        int oldFlags = chunkFlags | ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT;
+        if (!acquireChunk(true)) {
+            // SMB full: the unfinished fragment is not counted, so the chunk keeps only whole packets
+            // (and the earlier fragments of this packet are dropped by the reader when no continuation
+            // follows).
+            abandonPatches();
             releaseChunk();
             enterDiscard(needed);
             return;
         }
-        int newStart = chunkOffset + ChunkHeader.SIZE;
-        smb.put(newStart, smb, packetStart, partial);
-        writer.moveTo(smb, packetStart, newStart, chunkEnd);
-        // The unfinished packet is not counted in the old chunk, so releasing it publishes only the
-        // packets before it.
+        // Size fields of open messages that stay behind in the old chunk become patches.
+        int lowest = -1;
+        for (int level = 1; level < writer.depth(); level++) {
+            if (writer.fragmentOf(level) == writer.fragment()) {
+                if (lowest < 0) {
+                    lowest = level;
+                }
+                patchChunkId[level] = oldId;
+                patchOffset[level] = writer.sizeFieldOffset(level) - (oldOffset + ChunkHeader.SIZE);
+                patchLowestLevel[level] = lowest;
+            }
+        }
+        if (lowest >= 0) {
+            oldFlags |= ChunkHeader.FLAG_NEEDS_PATCHING;
+        }
+        // Closes the old fragment's frame (in the old chunk, which we still own) and opens the new one.
+        writer.continueIn(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
+        abi.publishPackets(oldOffset,
+                ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(oldCount, oldFlags)));
         release(oldHandle);
     }
 
-    /** Takes a new chunk as the current one; on failure (SMB full) changes nothing and returns false. */
-    private boolean acquireChunk(int minBytes) {
-        int handle = arbiter.acquireChunk(minBytes);
+    @Override
+    public void patchSize(ProtoWriter writer, int level, int size) {
+        arbiter.committer().patch(new CommitRequest.Patch(writerId, patchChunkId[level], patchOffset[level],
+                WireFormat.redundantVarint(size), level > patchLowestLevel[level]));
+    }
+
+    /**
+     * The open packet is lost: chunks that wait for patches of its size fields get them anyway (with a
+     * size of 0: the reader drops the packet since its continuation never comes), so they do not block
+     * their sequence.
+     */
+    private void abandonPatches() {
+        if (discarding) {
+            return;
+        }
+        for (int level = proto.depth() - 1; level >= 1; level--) {
+            if (proto.fragmentOf(level) != proto.fragment()) {
+                arbiter.committer().patch(new CommitRequest.Patch(writerId, patchChunkId[level], patchOffset[level],
+                        WireFormat.redundantVarint(0), level > patchLowestLevel[level]));
+            }
+        }
+    }
+
+    /**
+     * Takes a new chunk as the current one, stalling first if the policy says so. A continuation chunk
+     * starts flagged as continuing; any other starts with a drop marker if packets were lost. On
+     * failure nothing changes and false is returned.
+     */
+    private boolean acquireChunk(boolean continuation) {
+        // A packet that already spans chunks is a big one: give it the largest chunk there is, so it
+        // needs fewer fragments; fall back to any chunk.
+        int handle = continuation ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
+        if (handle < 0) {
+            handle = arbiter.acquireChunk(MIN_CHUNK);
+        }
+        if (handle < 0 && policy == SmbFullPolicy.STALL_THEN_DROP) {
+            handle = stallForChunk();
+        }
         if (handle < 0) {
             return false;
         }
@@ -197,9 +290,59 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         chunkHandle = handle;
         chunkOffset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
         chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
+        chunkId = nextChunkId++;
+        chunkFlags = continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0;
         packetCount = 0;
-        abi.writeChunkHeader(chunkOffset, nextChunkId++, writerId, ChunkHeader.packetsWord(0, 0));
+        abi.writeChunkHeader(chunkOffset, chunkId, writerId, ChunkHeader.packetsWord(0, chunkFlags));
+        if (!continuation) {
+            proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
+            if (dropPending) {
+                writeDropMarker();
+            }
+        }
         return true;
+    }
+
+    /** Bounded back-off: spin, then yield, then park in growing steps, waking the commit thread. */
+    private int stallForChunk() {
+        long deadline = System.nanoTime() + STALL_LIMIT_NANOS;
+        long park = 1_000;
+        for (int attempt = 0; ; attempt++) {
+            arbiter.committer().wakeUp();
+            if (attempt < 16) {
+                Thread.onSpinWait();
+            } else if (attempt < 32) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, 1_000_000);
+            }
+            int handle = arbiter.acquireChunk(MIN_CHUNK);
+            if (handle >= 0 || System.nanoTime() > deadline) {
+                return handle;
+            }
+        }
+    }
+
+    /** A fragment of size 0x0FFFFFFF and no bytes: tells the service that packets were lost here. */
+    private void writeDropMarker() {
+        int pos = proto.position();
+        smb.putInt(pos, WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE));
+        proto.reset(smb, pos + WireFormat.RESERVED_SIZE_BYTES, chunkEnd);
+        packetCount++;
+        dropPending = false;
+        publish();
+    }
+
+    private void recordDrop() {
+        droppedPackets++;
+        arbiter.recordDrop();
+        dropPending = true;
+    }
+
+    private void publish() {
+        abi.publishPackets(chunkOffset,
+                ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(packetCount, chunkFlags)));
     }
 
     private void releaseChunk() {
@@ -208,6 +351,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         }
         int handle = chunkHandle;
         chunkHandle = NO_CHUNK;
+        publish();
         release(handle);
     }
 
