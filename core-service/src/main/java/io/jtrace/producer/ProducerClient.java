@@ -7,6 +7,7 @@ import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.ChunkArbiter;
 import io.jtrace.shm.writer.ChunkCommitter;
+import io.jtrace.shm.writer.SmbFullPolicy;
 import io.jtrace.shm.writer.TraceWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -93,7 +94,7 @@ public final class ProducerClient implements Producer, AutoCloseable {
                 LOG.warn("jtrace producer {}: cannot set up data source {}", name, config.getName());
                 return;
             }
-            instances.put(instanceId, source.create(new Context(instanceId, config.getTargetBuffer()), config));
+            instances.put(instanceId, source.create(new Context(instanceId, config), config));
         });
     }
 
@@ -174,15 +175,17 @@ public final class ProducerClient implements Producer, AutoCloseable {
     private final class Context implements DataSourceContext {
         private final long instanceId;
         private final int targetBuffer;
+        private final SmbFullPolicy policy;
 
-        Context(long instanceId, int targetBuffer) {
+        Context(long instanceId, DataSourceConfig config) {
             this.instanceId = instanceId;
-            this.targetBuffer = targetBuffer;
+            this.targetBuffer = config.getTargetBuffer();
+            this.policy = policyOf(config);
         }
 
         @Override
         public TraceWriter newTraceWriter() {
-            TraceWriter writer = new TraceWriter(arbiter, targetBuffer);
+            TraceWriter writer = new TraceWriter(arbiter, targetBuffer, policy);
             endpoint.registerTraceWriter(writer.writerId(), targetBuffer);
             return writer;
         }
@@ -195,6 +198,20 @@ public final class ProducerClient implements Producer, AutoCloseable {
         @Override
         public long instanceId() {
             return instanceId;
+        }
+    }
+
+    /**
+     * The config's buffer_exhausted_policy. STALL_THEN_ABORT is taken as STALL_THEN_DROP: a guest agent
+     * never aborts its host.
+     */
+    static SmbFullPolicy policyOf(DataSourceConfig config) {
+        switch (config.getBufferExhaustedPolicy()) {
+            case BUFFER_EXHAUSTED_STALL_THEN_DROP:
+            case BUFFER_EXHAUSTED_STALL_THEN_ABORT:
+                return SmbFullPolicy.STALL_THEN_DROP;
+            default:
+                return SmbFullPolicy.DROP;
         }
     }
 }
