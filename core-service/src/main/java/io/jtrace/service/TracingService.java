@@ -19,10 +19,7 @@ import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.CommitRequest;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,6 +166,14 @@ public final class TracingService implements AutoCloseable {
     }
 
     private void commit(ProducerState producer, CommitRequest request) {
+        try {
+            moveCommitted(producer, request);
+        } finally {
+            request.release();
+        }
+    }
+
+    private void moveCommitted(ProducerState producer, CommitRequest request) {
         if (!producer.connected || producer.abi == null) {
             return;
         }
@@ -196,9 +201,16 @@ public final class TracingService implements AutoCloseable {
         // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
         // repartitioned) and, being a volatile access, made the producer's writes visible.
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-        byte[] copy = copyChunk(abi, page, layout, chunk);
+        int offset = abi.chunkOffset(page, layout, chunk);
+        int chunkId = abi.readChunkId(offset);
+        int writerAndPackets = abi.readWriterAndPackets(offset);
+        TraceBuffer buffer = bufferFor(producer, targetBuffer);
+        byte[] payload = buffer == null ? null : copyPayload(abi, offset, layout);
         abi.releaseChunkAsFree(page, chunk);
-        storeChunk(producer, copy, targetBuffer, true);
+        if (buffer != null) {
+            buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), chunkId,
+                    ChunkHeader.packetsWordOf(writerAndPackets), payload, true);
+        }
     }
 
     /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
@@ -214,27 +226,25 @@ public final class TracingService implements AutoCloseable {
                 patch.hasMorePatches());
     }
 
-    private static byte[] copyChunk(SharedMemoryAbi abi, int page, PageLayout layout, int chunk) {
-        int offset = abi.chunkOffset(page, layout, chunk);
-        byte[] copy = new byte[layout.chunkSize(abi.pageSize())];
-        abi.smb().buffer().get(offset, copy);
-        return copy;
+    /** The chunk's bytes after its header: the one copy the service makes, before parsing anything. */
+    private static byte[] copyPayload(SharedMemoryAbi abi, int chunkOffset, PageLayout layout) {
+        byte[] payload = new byte[layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE];
+        abi.smb().buffer().get(chunkOffset + ChunkHeader.SIZE, payload);
+        return payload;
     }
 
-    private void storeChunk(ProducerState producer, byte[] chunk, int targetBuffer, boolean complete) {
-        ByteBuffer header = ByteBuffer.wrap(chunk).order(ByteOrder.LITTLE_ENDIAN);
-        int chunkId = header.getInt(ChunkHeader.CHUNK_ID_OFFSET);
-        int writerAndPackets = header.getInt(ChunkHeader.WRITER_AND_PACKETS_OFFSET);
+    /**
+     * The buffer a producer's chunk goes to, or null when it is not one this producer writes to now
+     * (stale writer, finished session, or forged id): such a chunk is freed without being kept.
+     */
+    private TraceBuffer bufferFor(ProducerState producer, int targetBuffer) {
         TraceBuffer buffer = buffers.get(targetBuffer);
         TracingSession owner = bufferOwners.get(targetBuffer);
         if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED
                 || !owner.hasProducer(producer.id)) {
-            // Not a buffer this producer writes to now (stale writer, finished session, or forged id).
-            return;
+            return null;
         }
-        byte[] payload = Arrays.copyOfRange(chunk, ChunkHeader.SIZE, chunk.length);
-        buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), chunkId,
-                ChunkHeader.packetsWordOf(writerAndPackets), payload, complete);
+        return buffer;
     }
 
     private void countViolation(int targetBuffer) {
@@ -284,11 +294,10 @@ public final class TracingService implements AutoCloseable {
                     if (target == null || bufferOwners.get(target) != session) {
                         continue;
                     }
-                    byte[] copy = copyChunk(abi, page, layout, chunk);
-                    ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN)
-                            .putInt(ChunkHeader.WRITER_AND_PACKETS_OFFSET, writerAndPackets);
-                    if (ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
-                        storeChunk(producer, copy, target, false);
+                    TraceBuffer buffer = bufferFor(producer, target);
+                    if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
+                        buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
+                                ChunkHeader.packetsWordOf(writerAndPackets), copyPayload(abi, offset, layout), false);
                     }
                 }
             }

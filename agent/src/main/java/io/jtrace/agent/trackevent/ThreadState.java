@@ -20,6 +20,39 @@ final class ThreadState {
     final HashMap<String, Long> counterTracks = new HashMap<>();
     int nextNameIid = 1;
     int nextCategoryIid = 1;
+    /** The last name and category looked up: repeated events usually pass the same String instance. */
+    private String lastName;
+    private int lastNameIid;
+    private Category lastCategory;
+    private int lastCategoryIid;
+
+    /** The interned id of {@code name} on this sequence, or 0. */
+    int nameIid(String name) {
+        if (name == lastName) {
+            return lastNameIid;
+        }
+        Integer iid = nameIids.get(name);
+        if (iid == null) {
+            return 0;
+        }
+        lastName = name;
+        lastNameIid = iid;
+        return iid;
+    }
+
+    /** The interned id of {@code category} on this sequence, or 0. */
+    int categoryIid(Category category) {
+        if (category == lastCategory) {
+            return lastCategoryIid;
+        }
+        Integer iid = categoryIids.get(category);
+        if (iid == null) {
+            return 0;
+        }
+        lastCategory = category;
+        lastCategoryIid = iid;
+        return iid;
+    }
 
     /** Starts a new sequence for {@code next}: everything interned on the old one is forgotten. */
     void rebind(ActiveSession next) {
@@ -30,6 +63,8 @@ final class ThreadState {
         writer = next.context().newTraceWriter();
         nameIids.clear();
         categoryIids.clear();
+        lastName = null;
+        lastCategory = null;
         counterTracks.clear();
         nextNameIid = 1;
         nextCategoryIid = 1;

@@ -208,14 +208,23 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         boolean newCategory = false;
         boolean newName = false;
         if (category != null) {
-            Integer iid = t.categoryIids.get(category);
-            newCategory = iid == null;
-            categoryIid = newCategory ? internCategory(t, category) : iid;
+            categoryIid = t.categoryIid(category);
+            newCategory = categoryIid == 0;
+            if (newCategory) {
+                categoryIid = internCategory(t, category);
+            }
         }
         if (name != null) {
-            Integer iid = t.nameIids.get(name);
-            newName = iid == null;
-            nameIid = newName ? internName(t, name) : iid;
+            nameIid = t.nameIid(name);
+            newName = nameIid == 0;
+            if (newName) {
+                nameIid = internName(t, name);
+            }
+        }
+        if (!newCategory && !newName && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
+                && nameIid <= SmallEventEncoder.MAX_SMALL_IID
+                && SmallEventEncoder.tryWrite(t.writer, timestamp, type, categoryIid, nameIid)) {
+            return;
         }
         ProtoWriter p = t.writer.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);

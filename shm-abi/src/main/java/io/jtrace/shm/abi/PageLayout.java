@@ -18,6 +18,9 @@ public enum PageLayout {
         NOT_PARTITIONED, DIV1, DIV2, DIV4, DIV7, DIV14, null, null
     };
 
+    /** Partitioned layouts from the smallest chunks to the largest. */
+    private static final PageLayout[] BY_CHUNK_SIZE = {DIV14, DIV7, DIV4, DIV2, DIV1};
+
     private final int code;
     private final int chunksPerPage;
 
@@ -54,8 +57,7 @@ public enum PageLayout {
 
     /** The layout with the most chunks whose chunks still hold {@code chunkBytes} (header included). */
     public static PageLayout smallestFitting(int chunkBytes, int pageSize) {
-        PageLayout[] candidates = {DIV14, DIV7, DIV4, DIV2, DIV1};
-        for (PageLayout layout : candidates) {
+        for (PageLayout layout : BY_CHUNK_SIZE) {
             if (layout.chunkSize(pageSize) >= chunkBytes) {
                 return layout;
             }

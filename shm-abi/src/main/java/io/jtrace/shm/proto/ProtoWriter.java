@@ -92,6 +92,14 @@ public final class ProtoWriter {
         limit = scratch.capacity();
     }
 
+    /** Moves the position forward over bytes written directly into the buffer; nothing may be open. */
+    public void skipTo(int newPos) {
+        if (depth != 0 || newPos > limit) {
+            throw new IllegalStateException("skipTo(" + newPos + ") at depth " + depth + ", limit " + limit);
+        }
+        pos = newPos;
+    }
+
     public ByteBuffer buffer() {
         return buf;
     }

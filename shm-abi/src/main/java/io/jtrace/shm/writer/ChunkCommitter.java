@@ -46,6 +46,8 @@ public final class ChunkCommitter implements AutoCloseable {
     private final long periodNanos;
     /** Highest flush request id asked for and not yet answered, or -1. Set by any thread, taken by the commit thread. */
     private final AtomicLong pendingFlush = new AtomicLong(-1);
+    /** Requests the sink has released, for reuse; offered by the sink's thread, taken by the commit thread. */
+    private final MpscArrayQueue<CommitRequest> recycled = new MpscArrayQueue<>(16);
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -104,7 +106,7 @@ public final class ChunkCommitter implements AutoCloseable {
     }
 
     private void run() {
-        CommitRequest batch = new CommitRequest(BATCH_CAPACITY);
+        CommitRequest batch = newBatch();
         while (running) {
             long flushId = pendingFlush.getAndSet(-1);
             if (drainInto(batch)) {
@@ -115,7 +117,7 @@ public final class ChunkCommitter implements AutoCloseable {
                     // thread. The batch is not re-sent: the service may have taken part of it already.
                     LOG.warn("jtrace: commit of {} chunks failed", batch.size(), e);
                 }
-                batch = new CommitRequest(BATCH_CAPACITY);
+                batch = newBatch();
             }
             if (flushId >= 0) {
                 try {
@@ -131,6 +133,11 @@ public final class ChunkCommitter implements AutoCloseable {
         if (drainInto(batch)) {
             sink.commit(batch);
         }
+    }
+
+    private CommitRequest newBatch() {
+        CommitRequest reused = recycled.poll();
+        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, recycled::offer);
     }
 
     private boolean drainInto(CommitRequest batch) {

@@ -3,6 +3,7 @@ package io.jtrace.shm.writer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A batch of chunks released by writers, to be moved by the service from the SMB into trace buffers,
@@ -21,7 +22,15 @@ public final class CommitRequest {
     /** A size field to fill in a chunk already committed. */
     public record Patch(int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {}
 
+    /** Where {@link #release()} hands the request back for reuse, or null. */
+    private final Consumer<CommitRequest> recycler;
+
     public CommitRequest(int capacity) {
+        this(capacity, null);
+    }
+
+    CommitRequest(int capacity, Consumer<CommitRequest> recycler) {
+        this.recycler = recycler;
         int n = Math.max(capacity, 1);
         pages = new int[n];
         chunks = new int[n];
@@ -63,6 +72,19 @@ public final class CommitRequest {
 
     public List<Patch> patches() {
         return patches;
+    }
+
+    /**
+     * Called by the sink once it is done with the request (it must not touch it afterwards): the commit
+     * thread reuses it, so steady-state committing allocates nothing. A sink that never calls this only
+     * leaves the request to the garbage collector.
+     */
+    public void release() {
+        if (recycler != null) {
+            count = 0;
+            patches.clear();
+            recycler.accept(this);
+        }
     }
 
     public boolean isEmpty() {

@@ -38,6 +38,8 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** Longest a {@link SmbFullPolicy#STALL_THEN_DROP} writer waits for a free chunk. */
     public static final long STALL_LIMIT_NANOS = 100_000_000L;
     private static final int NO_CHUNK = -1;
+    /** A packet does not start in fewer bytes than this at the end of a chunk. */
+    private static final int SMALL_TAIL = 64;
     private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * WireFormat.RESERVED_SIZE_BYTES + 64;
 
     private final ChunkArbiter arbiter;
@@ -118,7 +120,10 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             throw new IllegalStateException("beginPacket() while the previous packet is still open");
         }
         inPacket = true;
-        if (chunkHandle == NO_CHUNK || packetCount == ChunkHeader.MAX_PACKETS) {
+        if (chunkHandle == NO_CHUNK || packetCount == ChunkHeader.MAX_PACKETS
+                || chunkEnd - proto.position() < SMALL_TAIL) {
+            // Also when the chunk's tail is too small to be worth a fragment: a small packet would be
+            // split for a few bytes' gain.
             releaseChunk();
             if (!acquireChunk(false)) {
                 enterDiscard(WireFormat.RESERVED_SIZE_BYTES);
@@ -171,6 +176,37 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             proto.reset(smb, frame, chunkEnd);
             writeDropMarker();
         }
+    }
+
+    /**
+     * Fast path for small packets: if a whole packet of up to {@code maxSize} bytes fits in the current
+     * chunk, returns the offset in {@link #buffer()} where its bytes go; the caller writes them there
+     * and calls {@link #commitReserved}. Returns -1 otherwise: use {@link #beginPacket()}.
+     */
+    public int tryReserve(int maxSize) {
+        if (chunkHandle == NO_CHUNK || inPacket || packetCount >= ChunkHeader.MAX_PACKETS - 1) {
+            return -1;
+        }
+        int frame = proto.position();
+        if (chunkEnd - frame < WireFormat.RESERVED_SIZE_BYTES + maxSize) {
+            return -1;
+        }
+        return frame + WireFormat.RESERVED_SIZE_BYTES;
+    }
+
+    /** Completes the packet written at the offset {@link #tryReserve} returned: frames and publishes it. */
+    public void commitReserved(int size) {
+        int frame = proto.position();
+        smb.putInt(frame, WireFormat.redundantVarint(size));
+        proto.skipTo(frame + WireFormat.RESERVED_SIZE_BYTES + size);
+        packetCount++;
+        packetsWritten++;
+        publish();
+    }
+
+    /** The SMB memory the reserved fast path writes into (little-endian). */
+    public ByteBuffer buffer() {
+        return smb;
     }
 
     /** Hands the current chunk to the commit thread now instead of when it fills up. */

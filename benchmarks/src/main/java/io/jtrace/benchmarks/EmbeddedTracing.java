@@ -1,0 +1,115 @@
+package io.jtrace.benchmarks;
+
+import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.DataSourceContext;
+import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.producer.ProducerClient;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TrackEventConfig;
+import io.jtrace.service.ConsumerEndpoint;
+import io.jtrace.service.ServiceConfig;
+import io.jtrace.service.TracingService;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.writer.ChunkArbiter;
+import io.jtrace.shm.writer.ChunkCommitter;
+import io.jtrace.shm.writer.CommitRequest;
+import io.jtrace.shm.writer.CommitSink;
+import io.jtrace.shm.writer.TraceWriter;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the benchmarks trace into: track_event running with category "bench" enabled and "off"
+ * disabled, either through the real embedded service (chunks copied into a ring buffer by the service
+ * thread, as in production) or into an SMB whose committed chunks are freed at once ("writer only":
+ * the application thread's cost with nothing else on the machine's two cores).
+ */
+final class EmbeddedTracing implements AutoCloseable {
+    static final int SMB_SIZE = 4 * 1024 * 1024;
+
+    private final AutoCloseable shutdown;
+
+    private EmbeddedTracing(AutoCloseable shutdown) {
+        this.shutdown = shutdown;
+    }
+
+    static EmbeddedTracing start(String mode) throws Exception {
+        return mode.equals("service") ? throughService() : writerOnly();
+    }
+
+    private static DataSourceConfig trackEventConfig() {
+        return DataSourceConfig.newBuilder().setName(TrackEventDataSource.NAME)
+                .setTrackEventConfig(TrackEventConfig.newBuilder().addEnabledCategories("bench")).build();
+    }
+
+    private static EmbeddedTracing throughService() throws Exception {
+        ProcessTrack process = ProcessTrack.forCurrentJvm();
+        TracingService service = new TracingService(new ServiceConfig(SMB_SIZE, 4096, null, 4, 1L << 30, 5000));
+        ProducerClient producer = new ProducerClient("bench", List.of(new TrackEventDataSource(process)));
+        producer.connect(p -> service.connectProducer(p, "bench", 0, process.pid()));
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        consumer.enableTracing(TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(64 * 1024)
+                        .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER))
+                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(trackEventConfig()))
+                .build()).get(10, TimeUnit.SECONDS);
+        consumer.flush(5000).get(10, TimeUnit.SECONDS); // data sources have started once this returns
+        return new EmbeddedTracing(() -> {
+            consumer.freeBuffers().get(10, TimeUnit.SECONDS);
+            producer.close();
+            service.close();
+        });
+    }
+
+    private static EmbeddedTracing writerOnly() throws Exception {
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, SMB_SIZE, 4096);
+        smb.unlink();
+        SharedMemoryAbi abi = new SharedMemoryAbi(smb);
+        CommitSink freeAtOnce = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                for (int i = 0; i < request.size(); i++) {
+                    abi.tryAcquireChunkForReading(request.page(i), request.chunk(i));
+                    abi.releaseChunkAsFree(request.page(i), request.chunk(i));
+                }
+                request.release();
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        };
+        ChunkCommitter committer = new ChunkCommitter(abi.pageCount(), freeAtOnce, 1, "bench-commit");
+        committer.start();
+        ChunkArbiter arbiter = new ChunkArbiter(abi, committer);
+        TrackEventDataSource source = new TrackEventDataSource(ProcessTrack.forCurrentJvm());
+        DataSourceInstance instance = source.create(new DataSourceContext() {
+            @Override
+            public TraceWriter newTraceWriter() {
+                return new TraceWriter(arbiter, 1);
+            }
+
+            @Override
+            public int targetBuffer() {
+                return 1;
+            }
+
+            @Override
+            public long instanceId() {
+                return 1;
+            }
+        }, trackEventConfig());
+        instance.start();
+        return new EmbeddedTracing(() -> {
+            instance.stop();
+            committer.close();
+        });
+    }
+
+    @Override
+    public void close() throws Exception {
+        shutdown.close();
+    }
+}

@@ -1,0 +1,63 @@
+package io.jtrace.benchmarks;
+
+import io.jtrace.api.Category;
+import io.jtrace.api.TrackEvent;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * The public API's hot path: one begin + end slice with an interned name and category, on 1 and 2
+ * threads, and the same on a disabled category.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class TrackEventBenchmark {
+    private static final Category BENCH = Category.of("bench");
+    private static final Category OFF = Category.of("off");
+
+    /** service: through the real embedded service; writer: chunks freed at once, the writer's own cost. */
+    @Param({"service", "writer"})
+    public String mode;
+
+    private EmbeddedTracing tracing;
+
+    @Setup(Level.Trial)
+    public void start() throws Exception {
+        tracing = EmbeddedTracing.start(mode);
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() throws Exception {
+        tracing.close();
+    }
+
+    @Benchmark
+    public void slice() {
+        TrackEvent.begin(BENCH, "slice");
+        TrackEvent.end(BENCH);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public void slice2Threads() {
+        TrackEvent.begin(BENCH, "slice");
+        TrackEvent.end(BENCH);
+    }
+
+    @Benchmark
+    public void disabledCategory() {
+        TrackEvent.begin(OFF, "slice");
+        TrackEvent.end(OFF);
+    }
+}
