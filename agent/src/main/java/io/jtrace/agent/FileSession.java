@@ -4,43 +4,46 @@ import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.Consumer;
 import io.jtrace.service.ConsumerEndpoint;
 import io.jtrace.service.TracingService;
-import io.jtrace.service.output.TraceFileWriter;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A session started by the agent's own options: a consumer that, when the session ends (its duration
- * elapses, or the JVM exits), reads every packet into the trace file.
+ * A session started by the agent's own options. The service streams it into the trace file
+ * (write_into_file), so a long trace needs no more memory than its buffer; the file is complete when
+ * the session ends: its duration elapsed, or the JVM exits.
  */
 final class FileSession implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(FileSession.class);
-    private static final long STARTUP_FLUSH_TIMEOUT_MILLIS = 5000;
+    /** How often the service drains the buffer into the file. */
+    static final int FILE_WRITE_PERIOD_MS = 2000;
 
     private final Path file;
     private final ConsumerEndpoint endpoint;
-    private final AtomicBoolean writing = new AtomicBoolean();
-    private final CompletableFuture<Long> written = new CompletableFuture<>();
+    private final CompletableFuture<Void> written = new CompletableFuture<>();
 
     private FileSession(TracingService service, Path file) {
         this.file = file;
         this.endpoint = service.connectConsumer(this);
     }
 
+    /**
+     * Starts the session and returns once its data sources have started, so the application's first
+     * events (right after premain) are traced.
+     */
     static FileSession start(TracingService service, TraceConfig config, Path file)
             throws InterruptedException, ExecutionException, TimeoutException {
         FileSession session = new FileSession(service, file);
-        session.endpoint.enableTracing(config).get(10, TimeUnit.SECONDS);
-        // Data sources start on the producer's thread, after enableTracing returns. A flush is answered
-        // only after the producer has handled every earlier call, so its ack means they have started and
-        // the application's first events (right after premain) are traced.
-        session.endpoint.flush(STARTUP_FLUSH_TIMEOUT_MILLIS).get(10, TimeUnit.SECONDS);
+        TraceConfig streamed = config.toBuilder()
+                .setWriteIntoFile(true)
+                .setOutputPath(file.toAbsolutePath().toString())
+                .setFileWritePeriodMs(FILE_WRITE_PERIOD_MS)
+                .build();
+        session.endpoint.enableTracing(streamed).get(10, TimeUnit.SECONDS);
         return session;
     }
 
@@ -48,58 +51,34 @@ final class FileSession implements Consumer {
         return file;
     }
 
-    /** Completes with the packet count once the file is written. */
-    CompletableFuture<Long> written() {
+    /** Completes once the file is complete. */
+    CompletableFuture<Void> written() {
         return written;
     }
 
     @Override
     public void onTracingDisabled(String error) {
+        endpoint.freeBuffers();
         if (error != null) {
-            LOG.warn("jtrace session ended with an error: {}", error);
+            LOG.error("jtrace: trace {} is incomplete: {}", file, error);
+            written.completeExceptionally(new IllegalStateException(error));
+        } else {
+            LOG.info("jtrace: trace written to {}", file);
+            written.complete(null);
         }
-        writeFile();
     }
 
-    /** Stops the session (if still running) and waits until the file is written. */
+    /** Stops the session (if still running) and waits until the file is complete. */
     void stopAndWrite(long timeoutMillis) {
         endpoint.disableTracing();
         try {
             written.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            LOG.error("jtrace: trace file {} not written within {} ms", file, timeoutMillis);
+            LOG.error("jtrace: trace file {} not finished within {} ms", file, timeoutMillis);
         } catch (ExecutionException e) {
             LOG.error("jtrace: writing trace file {} failed", file, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private void writeFile() {
-        if (!writing.compareAndSet(false, true)) {
-            return;
-        }
-        TraceFileWriter out;
-        try {
-            out = new TraceFileWriter(file);
-        } catch (IOException e) {
-            written.completeExceptionally(e);
-            endpoint.freeBuffers();
-            return;
-        }
-        endpoint.readBuffers(out).whenComplete((packets, error) -> {
-            try {
-                out.close();
-            } catch (IOException e) {
-                error = error != null ? error : e;
-            }
-            endpoint.freeBuffers();
-            if (error != null) {
-                written.completeExceptionally(error);
-            } else {
-                LOG.info("jtrace: wrote {} packets ({} bytes) to {}", packets, out.bytes(), file);
-                written.complete(packets);
-            }
-        });
     }
 }

@@ -1,6 +1,7 @@
 package io.jtrace.producer;
 
 import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.service.DataSourceDescriptor;
 import io.jtrace.service.Producer;
 import io.jtrace.service.ProducerEndpoint;
 import io.jtrace.shm.abi.SharedMemoryAbi;
@@ -62,7 +63,9 @@ public final class ProducerClient implements Producer, AutoCloseable {
     public void connect(Function<Producer, ProducerEndpoint> connect) {
         endpoint = connect.apply(this);
         for (String source : dataSources.keySet()) {
-            endpoint.registerDataSource(source);
+            // Both notifications: the service then knows when a session's data really flows, and when
+            // a stopping data source has written its last packet.
+            endpoint.registerDataSource(new DataSourceDescriptor(source, true, true));
         }
     }
 
@@ -101,9 +104,14 @@ public final class ProducerClient implements Producer, AutoCloseable {
     @Override
     public void startDataSource(long instanceId, DataSourceConfig config) {
         run(() -> {
-            DataSourceInstance instance = instances.get(instanceId);
-            if (instance != null) {
-                instance.start();
+            try {
+                DataSourceInstance instance = instances.get(instanceId);
+                if (instance != null) {
+                    instance.start();
+                }
+            } finally {
+                // Also after a failure: the service must not wait for a start that will never come.
+                endpoint.notifyDataSourceStarted(instanceId);
             }
         });
     }
@@ -111,9 +119,13 @@ public final class ProducerClient implements Producer, AutoCloseable {
     @Override
     public void stopDataSource(long instanceId) {
         run(() -> {
-            DataSourceInstance instance = instances.remove(instanceId);
-            if (instance != null) {
-                instance.stop();
+            try {
+                DataSourceInstance instance = instances.remove(instanceId);
+                if (instance != null) {
+                    instance.stop();
+                }
+            } finally {
+                endpoint.notifyDataSourceStopped(instanceId);
             }
         });
     }

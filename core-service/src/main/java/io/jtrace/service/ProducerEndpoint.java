@@ -6,12 +6,23 @@ import io.jtrace.shm.writer.CommitSink;
 public interface ProducerEndpoint extends CommitSink {
     int producerId();
 
-    void registerDataSource(String name);
+    void registerDataSource(DataSourceDescriptor descriptor);
+
+    /** A data source that sends no start/stop notifications. */
+    default void registerDataSource(String name) {
+        registerDataSource(DataSourceDescriptor.named(name));
+    }
 
     /** Tells the service which buffer a writer writes into, so chunks it scrapes find their buffer. */
     void registerTraceWriter(int writerId, int targetBuffer);
 
     void unregisterTraceWriter(int writerId);
+
+    /** An instance of a data source registered with willNotifyOnStart has started. */
+    void notifyDataSourceStarted(long instanceId);
+
+    /** An instance of a data source registered with willNotifyOnStop has stopped. */
+    void notifyDataSourceStopped(long instanceId);
 
     void disconnect();
 }

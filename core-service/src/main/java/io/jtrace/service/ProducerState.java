@@ -3,9 +3,8 @@ package io.jtrace.service;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /** The service's record of one connected producer. Service thread only. */
 final class ProducerState {
@@ -14,7 +13,7 @@ final class ProducerState {
     final int uid;
     final int pid;
     final Producer callbacks;
-    final Set<String> dataSources = new LinkedHashSet<>();
+    final Map<String, DataSourceDescriptor> dataSources = new LinkedHashMap<>();
     /** Writer id → global target buffer id, from registerTraceWriter. */
     final Map<Integer, Integer> writerTargets = new HashMap<>();
     SharedMemoryBuffer smb;

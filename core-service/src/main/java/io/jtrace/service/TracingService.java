@@ -1,24 +1,19 @@
 package io.jtrace.service;
 
-import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.DataSourceConfig;
-import io.jtrace.protos.SystemInfo;
 import io.jtrace.protos.TraceConfig;
-import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
-import io.jtrace.protos.Utsname;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
-import io.jtrace.shm.abi.ChunkHeader;
-import io.jtrace.shm.abi.ChunkState;
-import io.jtrace.shm.abi.PageHeader;
-import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.CommitRequest;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -44,10 +39,13 @@ public final class TracingService implements AutoCloseable {
     /** trusted_packet_sequence_id of the service's own packets. */
     public static final int SERVICE_SEQUENCE_ID = 1;
 
+    /** Data sources that notify on stop get this long when the config sets no data_source_stop_timeout_ms. */
+    static final long DEFAULT_STOP_TIMEOUT_MS = 5000;
+    static final long DEFAULT_FILE_WRITE_PERIOD_MS = 5000;
+    static final long MIN_FILE_WRITE_PERIOD_MS = 100;
+
     private final ServiceConfig config;
     private final ScheduledExecutorService taskRunner;
-    private final int servicePid = ProcessIdentity.pid();
-    private final int serviceUid = ProcessIdentity.uid();
     /** The only counter touched off the task thread: ids are handed out at connect time. */
     private final AtomicInteger producerIds = new AtomicInteger();
 
@@ -65,9 +63,12 @@ public final class TracingService implements AutoCloseable {
     private long nextFlushId = 1;
     private int nextSequenceId = SERVICE_SEQUENCE_ID + 1;
     private long totalBufferBytes;
+    private final ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners);
+    private final ServicePackets servicePackets;
 
     public TracingService(ServiceConfig config) {
         this.config = config;
+        this.servicePackets = new ServicePackets(ProcessIdentity.pid(), ProcessIdentity.uid());
         this.taskRunner = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "jtrace-service");
             t.setDaemon(true);
@@ -94,7 +95,7 @@ public final class TracingService implements AutoCloseable {
     public void close() {
         CompletableFuture<Void> done = call(() -> {
             for (TracingSession session : new ArrayList<>(sessions.values())) {
-                if (session.state == TracingSession.State.STARTED) {
+                if (session.state != TracingSession.State.DISABLED) {
                     stopDataSources(session);
                     finishDisable(session);
                 }
@@ -148,8 +149,8 @@ public final class TracingService implements AutoCloseable {
 
     // ------------------------------------------------------------------ producers
 
-    private void registerDataSource(ProducerState producer, String name) {
-        if (!producer.connected || !producer.dataSources.add(name)) {
+    private void registerDataSource(ProducerState producer, DataSourceDescriptor descriptor) {
+        if (!producer.connected || producer.dataSources.putIfAbsent(descriptor.name(), descriptor) != null) {
             return;
         }
         // A producer that shows up after a session started still joins it.
@@ -158,7 +159,7 @@ public final class TracingService implements AutoCloseable {
                 continue;
             }
             for (TraceConfig.DataSource ds : session.config.getDataSourcesList()) {
-                if (ds.getConfig().getName().equals(name) && matchesFilter(ds, producer)) {
+                if (ds.getConfig().getName().equals(descriptor.name()) && matchesFilter(ds, producer)) {
                     startInstance(session, producer, ds);
                 }
             }
@@ -167,140 +168,20 @@ public final class TracingService implements AutoCloseable {
 
     private void commit(ProducerState producer, CommitRequest request) {
         try {
-            moveCommitted(producer, request);
+            if (producer.connected && producer.abi != null) {
+                chunkMover.commit(producer, request);
+            }
+        } catch (InternalError e) {
+            // The JVM reports access to a mapping whose file was truncated as InternalError (SIGBUS).
+            dropProducer(producer, "its shared memory buffer became inaccessible (" + e.getMessage() + ")");
         } finally {
             request.release();
         }
     }
 
-    private void moveCommitted(ProducerState producer, CommitRequest request) {
-        if (!producer.connected || producer.abi == null) {
-            return;
-        }
-        try {
-            for (int i = 0; i < request.size(); i++) {
-                moveChunk(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
-            }
-            for (CommitRequest.Patch patch : request.patches()) {
-                applyPatch(producer, patch);
-            }
-        } catch (InternalError e) {
-            // The JVM reports access to a mapping whose file was truncated as InternalError (SIGBUS).
-            dropProducer(producer, "its shared memory buffer became inaccessible (" + e.getMessage() + ")");
-        }
-    }
-
-    /** Moves one committed chunk from the producer's SMB into its target buffer; hostile input tolerated. */
-    private void moveChunk(ProducerState producer, int page, int chunk, int targetBuffer) {
-        SharedMemoryAbi abi = producer.abi;
-        if (page < 0 || page >= abi.pageCount() || !abi.tryAcquireChunkForReading(page, chunk)) {
-            producer.abiViolations++;
-            countViolation(targetBuffer);
-            return;
-        }
-        // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
-        // repartitioned) and, being a volatile access, made the producer's writes visible.
-        PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-        int offset = abi.chunkOffset(page, layout, chunk);
-        int chunkId = abi.readChunkId(offset);
-        int writerAndPackets = abi.readWriterAndPackets(offset);
-        TraceBuffer buffer = bufferFor(producer, targetBuffer);
-        byte[] payload = buffer == null ? null : copyPayload(abi, offset, layout);
-        abi.releaseChunkAsFree(page, chunk);
-        if (buffer != null) {
-            buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), chunkId,
-                    ChunkHeader.packetsWordOf(writerAndPackets), payload, true);
-        }
-    }
-
-    /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
-    private void applyPatch(ProducerState producer, CommitRequest.Patch patch) {
-        Integer target = producer.writerTargets.get(patch.writerId());
-        TraceBuffer buffer = target == null ? null : buffers.get(target);
-        TracingSession owner = target == null ? null : bufferOwners.get(target);
-        if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED) {
-            producer.abiViolations++;
-            return;
-        }
-        buffer.applyPatch(producer.id, patch.writerId(), patch.chunkId(), patch.offset(), patch.value(),
-                patch.hasMorePatches());
-    }
-
-    /** The chunk's bytes after its header: the one copy the service makes, before parsing anything. */
-    private static byte[] copyPayload(SharedMemoryAbi abi, int chunkOffset, PageLayout layout) {
-        byte[] payload = new byte[layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE];
-        abi.smb().buffer().get(chunkOffset + ChunkHeader.SIZE, payload);
-        return payload;
-    }
-
-    /**
-     * The buffer a producer's chunk goes to, or null when it is not one this producer writes to now
-     * (stale writer, finished session, or forged id): such a chunk is freed without being kept.
-     */
-    private TraceBuffer bufferFor(ProducerState producer, int targetBuffer) {
-        TraceBuffer buffer = buffers.get(targetBuffer);
-        TracingSession owner = bufferOwners.get(targetBuffer);
-        if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED
-                || !owner.hasProducer(producer.id)) {
-            return null;
-        }
-        return buffer;
-    }
-
-    private void countViolation(int targetBuffer) {
-        TraceBuffer buffer = buffers.get(targetBuffer);
-        if (buffer != null) {
-            buffer.recordAbiViolation();
-        }
-    }
-
-    /**
-     * Copies chunks still held by writers, up to their last finished packet (the count each writer
-     * publishes with a release store), so data of threads that went quiet is not lost at stop; and moves
-     * chunks released but never committed.
-     */
     private void scrape(ProducerState producer, TracingSession session) {
-        SharedMemoryAbi abi = producer.abi;
-        if (abi == null || !producer.connected) {
-            return;
-        }
         try {
-            for (int page = 0; page < abi.pageCount(); page++) {
-                int bitmap = abi.pageBitmap(page);
-                PageLayout layout = PageHeader.layout(bitmap);
-                if (layout == null || layout == PageLayout.NOT_PARTITIONED) {
-                    continue;
-                }
-                for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
-                    ChunkState state = PageHeader.chunkState(bitmap, chunk);
-                    if (state == ChunkState.COMPLETE) {
-                        // Released but never committed (the producer's flush timed out): take it now.
-                        int writer = ChunkHeader.writerId(abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk)));
-                        Integer target = producer.writerTargets.get(writer);
-                        if (target != null && bufferOwners.get(target) == session) {
-                            moveChunk(producer, page, chunk, target);
-                        }
-                        continue;
-                    }
-                    if (state != ChunkState.BEING_WRITTEN) {
-                        continue;
-                    }
-                    int offset = abi.chunkOffset(page, layout, chunk);
-                    // Acquire load first, copy second: every packet counted in this word was fully written
-                    // before the writer's release store of it, so the copy holds all of them. Bytes past
-                    // them may be mid-write; the count keeps the reader away from them.
-                    int writerAndPackets = abi.readWriterAndPackets(offset);
-                    Integer target = producer.writerTargets.get(ChunkHeader.writerId(writerAndPackets));
-                    if (target == null || bufferOwners.get(target) != session) {
-                        continue;
-                    }
-                    TraceBuffer buffer = bufferFor(producer, target);
-                    if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
-                        buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                                ChunkHeader.packetsWordOf(writerAndPackets), copyPayload(abi, offset, layout), false);
-                    }
-                }
-            }
+            chunkMover.scrape(producer, session);
         } catch (InternalError e) {
             dropProducer(producer, "its shared memory buffer became inaccessible (" + e.getMessage() + ")");
         }
@@ -319,6 +200,15 @@ public final class TracingService implements AutoCloseable {
             for (TracingSession.PendingFlush flush : new ArrayList<>(session.pendingFlushes.values())) {
                 ackFlush(session, flush, producer.id);
             }
+            // Its instances will never notify: stop waiting for them.
+            for (TracingSession.Instance instance : session.instances) {
+                if (instance.producerId == producer.id) {
+                    instance.started = true;
+                    instance.stopped = true;
+                }
+            }
+            checkStarted(session);
+            checkStopped(session);
         }
         try {
             producer.callbacks.onDisconnect();
@@ -343,10 +233,19 @@ public final class TracingService implements AutoCloseable {
         producer.abi = new SharedMemoryAbi(smb);
     }
 
-    // ------------------------------------------------------------------ sessions
+    // ------------------------------------------------------------------ sessions: start
 
-    private long enableTracing(Consumer consumer, TraceConfig traceConfig) {
-        validate(traceConfig);
+    private TracingSession enableTracing(Consumer consumer, TraceConfig traceConfig) {
+        SessionConfigValidator.validate(traceConfig);
+        String name = traceConfig.getUniqueSessionName();
+        if (!name.isEmpty()) {
+            for (TracingSession other : sessions.values()) {
+                if (name.equals(other.config.getUniqueSessionName())) {
+                    throw new SessionNameTakenException("a session named '" + name + "' is already running (session "
+                            + other.id + ")");
+                }
+            }
+        }
         if (sessions.size() >= config.maxSessions()) {
             throw new ServiceLimitException("too many tracing sessions: " + sessions.size()
                     + " running, the limit is " + config.maxSessions());
@@ -359,7 +258,16 @@ public final class TracingService implements AutoCloseable {
             throw new ServiceLimitException("trace buffers of " + requested + " bytes would exceed the service limit of "
                     + config.maxTotalBufferBytes() + " bytes (" + totalBufferBytes + " in use)");
         }
+        TraceFileWriter file = null;
+        if (traceConfig.getWriteIntoFile()) {
+            try {
+                file = new TraceFileWriter(Path.of(traceConfig.getOutputPath()));
+            } catch (IOException | RuntimeException e) {
+                throw new InvalidConfigException("output_path '" + traceConfig.getOutputPath() + "' cannot be written: " + e);
+            }
+        }
         TracingSession session = new TracingSession(nextSessionId++, consumer, traceConfig, ClockReader.snapshot());
+        session.file = file;
         for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
             int bufferId = nextBufferId++;
             TraceBuffer.Policy policy = b.getFillPolicy() == TraceConfig.BufferConfig.FillPolicy.DISCARD
@@ -372,40 +280,43 @@ public final class TracingService implements AutoCloseable {
         sessions.put(session.id, session);
         for (TraceConfig.DataSource ds : traceConfig.getDataSourcesList()) {
             for (ProducerState producer : new ArrayList<>(producers.values())) {
-                if (producer.dataSources.contains(ds.getConfig().getName()) && matchesFilter(ds, producer)) {
+                if (producer.dataSources.containsKey(ds.getConfig().getName()) && matchesFilter(ds, producer)) {
                     startInstance(session, producer, ds);
                 }
             }
         }
-        if (traceConfig.getDurationMs() > 0) {
-            session.durationTimer = taskRunner.schedule(() -> post(() -> disable(session)),
-                    traceConfig.getDurationMs(), TimeUnit.MILLISECONDS);
-        }
-        return session.id;
+        scheduleTimers(session);
+        checkStarted(session);
+        return session;
     }
 
-    private static void validate(TraceConfig c) {
-        if (c.getBuffersCount() == 0) {
-            throw new InvalidConfigException("the trace config has no buffers: add at least one `buffers { size_kb: N }`");
+    private void scheduleTimers(TracingSession session) {
+        TraceConfig c = session.config;
+        if (c.getDurationMs() > 0) {
+            session.timers.add(taskRunner.schedule(() -> post(() -> disable(session)),
+                    c.getDurationMs(), TimeUnit.MILLISECONDS));
         }
-        for (int i = 0; i < c.getBuffersCount(); i++) {
-            if (c.getBuffers(i).getSizeKb() <= 0) {
-                throw new InvalidConfigException("buffers[" + i + "].size_kb must be positive");
+        if (c.getFlushPeriodMs() > 0) {
+            session.timers.add(taskRunner.scheduleAtFixedRate(() -> post(() -> {
+                if (session.state == TracingSession.State.STARTED) {
+                    flush(session, flushTimeout(session));
+                }
+            }), c.getFlushPeriodMs(), c.getFlushPeriodMs(), TimeUnit.MILLISECONDS));
+        }
+        if (session.file != null) {
+            long period = c.getFileWritePeriodMs() > 0
+                    ? Math.max(MIN_FILE_WRITE_PERIOD_MS, c.getFileWritePeriodMs()) : DEFAULT_FILE_WRITE_PERIOD_MS;
+            session.timers.add(taskRunner.scheduleAtFixedRate(() -> post(() -> writeIntoFile(session)),
+                    period, period, TimeUnit.MILLISECONDS));
+        }
+        long startTimeout = stopTimeout(session);
+        session.timers.add(taskRunner.schedule(() -> post(() -> {
+            if (!session.started.isDone()) {
+                LOG.warn("jtrace: session {}: data sources {} did not report started within {} ms; tracing anyway",
+                        session.id, notStarted(session), startTimeout);
+                session.started.complete(session.id);
             }
-        }
-        if (c.getDataSourcesCount() == 0) {
-            throw new InvalidConfigException("the trace config has no data_sources");
-        }
-        for (int i = 0; i < c.getDataSourcesCount(); i++) {
-            DataSourceConfig ds = c.getDataSources(i).getConfig();
-            if (ds.getName().isEmpty()) {
-                throw new InvalidConfigException("data_sources[" + i + "].config.name is empty");
-            }
-            if (ds.getTargetBuffer() >= c.getBuffersCount()) {
-                throw new InvalidConfigException("data_sources[" + i + "] (" + ds.getName() + ") has target_buffer "
-                        + ds.getTargetBuffer() + " but the config has only " + c.getBuffersCount() + " buffer(s)");
-            }
-        }
+        }), startTimeout, TimeUnit.MILLISECONDS));
     }
 
     private static boolean matchesFilter(TraceConfig.DataSource ds, ProducerState producer) {
@@ -425,33 +336,98 @@ public final class TracingService implements AutoCloseable {
                 .setTargetBuffer(globalBuffer)
                 .setTracingSessionId(session.id)
                 .build();
-        session.instances.add(new TracingSession.Instance(instanceId, producer.id, instanceConfig.getName()));
+        DataSourceDescriptor descriptor = producer.dataSources.get(instanceConfig.getName());
+        TracingSession.Instance instance = new TracingSession.Instance(instanceId, producer.id, descriptor);
+        instance.started = !descriptor.willNotifyOnStart();
+        session.instances.add(instance);
         producer.callbacks.setupDataSource(instanceId, instanceConfig);
         producer.callbacks.startDataSource(instanceId, instanceConfig);
     }
 
-    private void stopDataSources(TracingSession session) {
-        for (TracingSession.Instance instance : session.instances) {
-            ProducerState producer = producers.get(instance.producerId());
-            if (producer != null && producer.connected) {
-                producer.callbacks.stopDataSource(instance.id());
+    private void dataSourceStarted(ProducerState producer, long instanceId) {
+        for (TracingSession session : sessions.values()) {
+            TracingSession.Instance instance = session.instance(instanceId);
+            if (instance != null && instance.producerId == producer.id) {
+                instance.started = true;
+                checkStarted(session);
             }
         }
     }
+
+    private static void checkStarted(TracingSession session) {
+        if (!session.started.isDone() && notStarted(session).isEmpty()) {
+            session.started.complete(session.id);
+        }
+    }
+
+    private static List<String> notStarted(TracingSession session) {
+        List<String> names = new ArrayList<>();
+        for (TracingSession.Instance instance : session.instances) {
+            if (!instance.started) {
+                names.add(instance.descriptor.name());
+            }
+        }
+        return names;
+    }
+
+    // ------------------------------------------------------------------ sessions: stop
 
     private CompletableFuture<Void> disable(TracingSession session) {
         if (session.state != TracingSession.State.STARTED) {
             return session.disabled;
         }
         session.state = TracingSession.State.DISABLING;
-        if (session.durationTimer != null) {
-            session.durationTimer.cancel(false);
-        }
+        session.cancelTimers();
+        session.started.complete(session.id);
+        session.stopped = new CompletableFuture<>();
         stopDataSources(session);
+        checkStopped(session);
+        long timeout = stopTimeout(session);
+        taskRunner.schedule(() -> post(() -> {
+            if (!session.stopped.isDone()) {
+                LOG.warn("jtrace: session {}: data sources did not report stopped within {} ms", session.id, timeout);
+                session.stopped.complete(null);
+            }
+        }), timeout, TimeUnit.MILLISECONDS);
         // Stop first, then flush: the producer handles our calls in order, so the flush commits what the
         // data sources wrote while stopping.
-        flush(session, flushTimeout(session)).whenComplete((ok, error) -> post(() -> finishDisable(session)));
+        session.stopped.thenRun(() -> post(() -> flush(session, flushTimeout(session))
+                .whenComplete((ok, error) -> post(() -> finishDisable(session)))));
         return session.disabled;
+    }
+
+    private void stopDataSources(TracingSession session) {
+        for (TracingSession.Instance instance : session.instances) {
+            ProducerState producer = producers.get(instance.producerId);
+            if (producer != null && producer.connected) {
+                producer.callbacks.stopDataSource(instance.id);
+            }
+            if (!instance.descriptor.willNotifyOnStop() || producer == null || !producer.connected) {
+                instance.stopped = true;
+            }
+        }
+    }
+
+    private void dataSourceStopped(ProducerState producer, long instanceId) {
+        for (TracingSession session : sessions.values()) {
+            TracingSession.Instance instance = session.instance(instanceId);
+            if (instance != null && instance.producerId == producer.id) {
+                instance.stopped = true;
+                checkStopped(session);
+            }
+        }
+    }
+
+    private static void checkStopped(TracingSession session) {
+        if (session.stopped == null || session.stopped.isDone()) {
+            return;
+        }
+        for (TracingSession.Instance instance : session.instances) {
+            if (!instance.stopped) {
+                return;
+            }
+        }
+        session.stopped.complete(null);
     }
 
     private void finishDisable(TracingSession session) {
@@ -464,9 +440,13 @@ public final class TracingService implements AutoCloseable {
             }
         }
         session.state = TracingSession.State.DISABLED;
+        String error = null;
+        if (session.file != null) {
+            error = finishFile(session);
+        }
         session.disabled.complete(null);
         try {
-            session.consumer.onTracingDisabled(null);
+            session.consumer.onTracingDisabled(error);
         } catch (RuntimeException e) {
             LOG.warn("jtrace consumer failed in onTracingDisabled", e);
         }
@@ -477,12 +457,19 @@ public final class TracingService implements AutoCloseable {
         return t > 0 ? t : config.defaultFlushTimeoutMillis();
     }
 
+    private long stopTimeout(TracingSession session) {
+        long t = session.config.getDataSourceStopTimeoutMs();
+        return t > 0 ? t : DEFAULT_STOP_TIMEOUT_MS;
+    }
+
+    // ------------------------------------------------------------------ flush
+
     private CompletableFuture<Boolean> flush(TracingSession session, long timeoutMillis) {
         Map<Integer, List<Long>> byProducer = new LinkedHashMap<>();
         for (TracingSession.Instance instance : session.instances) {
-            ProducerState producer = producers.get(instance.producerId());
+            ProducerState producer = producers.get(instance.producerId);
             if (producer != null && producer.connected) {
-                byProducer.computeIfAbsent(producer.id, k -> new ArrayList<>()).add(instance.id());
+                byProducer.computeIfAbsent(producer.id, k -> new ArrayList<>()).add(instance.id);
             }
         }
         session.flushesRequested++;
@@ -528,58 +515,74 @@ public final class TracingService implements AutoCloseable {
         }
     }
 
-    private long readBuffers(TracingSession session, PacketSink sink) {
+    // ------------------------------------------------------------------ read out
+
+    /** Everything readable now: header (first time), a clock snapshot, the buffers, stats at the end. */
+    private long readInto(TracingSession session, PacketSink sink) {
         long delivered = 0;
         if (!session.headerPacketsEmitted) {
             session.headerPacketsEmitted = true;
-            delivered += emitServicePacket(sink, servicePacket(session.startClocks.getClocks(0).getTimestamp())
-                    .setClockSnapshot(session.startClocks).setFirstPacketOnSequence(true));
-            delivered += emitServicePacket(sink, servicePacket(0).setTraceConfig(session.config));
-            delivered += emitServicePacket(sink, servicePacket(0).setSystemInfo(systemInfo()));
+            delivered += servicePackets.writeHeader(session, sink);
         }
-        ClockSnapshot now = ClockReader.snapshot();
-        delivered += emitServicePacket(sink, servicePacket(now.getClocks(0).getTimestamp()).setClockSnapshot(now));
+        delivered += servicePackets.writeClockSnapshot(ClockReader.snapshot(), sink);
+        boolean ended = session.state == TracingSession.State.DISABLED;
         SequenceIdentity identity = sequenceIdentity();
         for (int bufferId : session.bufferIds) {
-            delivered += buffers.get(bufferId).readAll(identity, sink, session.state == TracingSession.State.DISABLED);
+            delivered += buffers.get(bufferId).readAll(identity, sink, ended);
         }
-        if (session.state == TracingSession.State.DISABLED) {
-            delivered += emitServicePacket(sink, servicePacket(0).setTraceStats(traceStats(session)));
+        if (ended) {
+            delivered += servicePackets.writeStats(traceStats(session), sink);
         }
         return delivered;
     }
 
-    private TracePacket.Builder servicePacket(long boottime) {
-        TracePacket.Builder b = TracePacket.newBuilder()
-                .setTrustedPacketSequenceId(SERVICE_SEQUENCE_ID)
-                .setTrustedUid(serviceUid)
-                .setTrustedPid(servicePid);
-        if (boottime > 0) {
-            b.setTimestamp(boottime); // no timestamp_clock_id: the trace's default clock, BOOTTIME
+    private long readBuffers(TracingSession session, PacketSink sink) {
+        if (session.config.getWriteIntoFile()) {
+            throw new IllegalStateException("session " + session.id + " writes into " + session.config.getOutputPath()
+                    + "; read that file instead");
         }
-        return b;
+        return readInto(session, sink);
     }
 
-    private static int emitServicePacket(PacketSink sink, TracePacket.Builder packet) {
-        byte[] bytes = packet.build().toByteArray();
-        sink.packet(bytes, 0, bytes.length);
-        return 1;
+    /** A write_into_file period: drain what is readable into the file, so the buffers stay bounded. */
+    private void writeIntoFile(TracingSession session) {
+        if (session.file == null || session.state != TracingSession.State.STARTED) {
+            return;
+        }
+        try {
+            readInto(session, session.file);
+            session.file.flush();
+        } catch (UncheckedIOException | IOException e) {
+            LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
+                    session.config.getOutputPath(), e);
+            disable(session);
+            return;
+        }
+        long max = session.config.getMaxFileSizeBytes();
+        if (max > 0 && session.file.bytes() >= max) {
+            LOG.warn("jtrace: session {}: {} reached max_file_size_bytes ({}); stopping the session", session.id,
+                    session.config.getOutputPath(), max);
+            disable(session);
+        }
     }
 
-    private static SystemInfo systemInfo() {
-        return SystemInfo.newBuilder()
-                .setUtsname(Utsname.newBuilder()
-                        .setSysname(System.getProperty("os.name", ""))
-                        .setRelease(System.getProperty("os.version", ""))
-                        .setMachine(System.getProperty("os.arch", "")))
-                .setNumCpus(Runtime.getRuntime().availableProcessors())
-                .setTracingServiceVersion("jtrace")
-                .build();
+    /** The last read into the file, then close it. Returns an error message, or null. */
+    private String finishFile(TracingSession session) {
+        TraceFileWriter file = session.file;
+        session.file = null;
+        try (file) {
+            readInto(session, file);
+            return null;
+        } catch (UncheckedIOException | IOException e) {
+            LOG.error("jtrace: session {}: finishing {} failed", session.id, session.config.getOutputPath(), e);
+            return "writing " + session.config.getOutputPath() + " failed: " + e.getMessage();
+        }
     }
 
     private TraceStats traceStats(TracingSession session) {
         TraceStats.Builder stats = TraceStats.newBuilder()
                 .setProducersConnected(producers.size())
+                .setProducersSeen(producerIdentities.size())
                 .setTracingSessions(sessions.size())
                 .setTotalBuffers(buffers.size())
                 .setFlushesRequested(session.flushesRequested)
@@ -617,8 +620,14 @@ public final class TracingService implements AutoCloseable {
         if (sessions.remove(session.id) == null) {
             return;
         }
-        if (session.durationTimer != null) {
-            session.durationTimer.cancel(false);
+        session.cancelTimers();
+        if (session.file != null) {
+            try {
+                session.file.close();
+            } catch (IOException e) {
+                LOG.warn("jtrace: closing {} failed", session.config.getOutputPath(), e);
+            }
+            session.file = null;
         }
         for (int bufferId : session.bufferIds) {
             TraceBuffer buffer = buffers.remove(bufferId);
@@ -643,8 +652,18 @@ public final class TracingService implements AutoCloseable {
         }
 
         @Override
-        public void registerDataSource(String name) {
-            post(() -> TracingService.this.registerDataSource(state, name));
+        public void registerDataSource(DataSourceDescriptor descriptor) {
+            post(() -> TracingService.this.registerDataSource(state, descriptor));
+        }
+
+        @Override
+        public void notifyDataSourceStarted(long instanceId) {
+            post(() -> dataSourceStarted(state, instanceId));
+        }
+
+        @Override
+        public void notifyDataSourceStopped(long instanceId) {
+            post(() -> dataSourceStopped(state, instanceId));
         }
 
         @Override
@@ -688,10 +707,9 @@ public final class TracingService implements AutoCloseable {
                 if (session != null && sessions.containsKey(session.id)) {
                     throw new IllegalStateException("this consumer already has session " + session.id);
                 }
-                long id = TracingService.this.enableTracing(consumer, traceConfig);
-                session = sessions.get(id);
-                return id;
-            });
+                session = TracingService.this.enableTracing(consumer, traceConfig);
+                return session.started;
+            }).thenCompose(f -> f);
         }
 
         @Override
@@ -713,7 +731,7 @@ public final class TracingService implements AutoCloseable {
         public CompletableFuture<Void> freeBuffers() {
             return call(() -> {
                 TracingSession s = requireSession();
-                if (s.state == TracingSession.State.STARTED) {
+                if (s.state != TracingSession.State.DISABLED) {
                     stopDataSources(s);
                     finishDisable(s);
                 }

@@ -2,6 +2,7 @@ package io.jtrace.service;
 
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TraceConfig;
+import io.jtrace.service.output.TraceFileWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,7 +15,19 @@ final class TracingSession {
     enum State { STARTED, DISABLING, DISABLED }
 
     /** A data source instance started for this session on one producer. */
-    record Instance(long id, int producerId, String name) {}
+    static final class Instance {
+        final long id;
+        final int producerId;
+        final DataSourceDescriptor descriptor;
+        boolean started;
+        boolean stopped;
+
+        Instance(long id, int producerId, DataSourceDescriptor descriptor) {
+            this.id = id;
+            this.producerId = producerId;
+            this.descriptor = descriptor;
+        }
+    }
 
     /** A flush waiting for acks from producers. */
     static final class PendingFlush {
@@ -36,10 +49,16 @@ final class TracingSession {
     final List<Instance> instances = new ArrayList<>();
     final Map<Long, PendingFlush> pendingFlushes = new HashMap<>();
     final ClockSnapshot startClocks;
+    /** Completes once every instance that notifies on start has started (or the start timeout passed). */
+    final CompletableFuture<Long> started = new CompletableFuture<>();
+    /** Completes once the instances that notify on stop have stopped (or the stop timeout passed). */
+    CompletableFuture<Void> stopped;
     final CompletableFuture<Void> disabled = new CompletableFuture<>();
+    /** Where the session streams its packets when the config says write_into_file, else null. */
+    TraceFileWriter file;
     State state = State.STARTED;
     boolean headerPacketsEmitted;
-    ScheduledFuture<?> durationTimer;
+    final List<ScheduledFuture<?>> timers = new ArrayList<>();
     long flushesRequested;
     long flushesSucceeded;
     long flushesFailed;
@@ -53,10 +72,26 @@ final class TracingSession {
 
     boolean hasProducer(int producerId) {
         for (Instance instance : instances) {
-            if (instance.producerId() == producerId) {
+            if (instance.producerId == producerId) {
                 return true;
             }
         }
         return false;
+    }
+
+    Instance instance(long instanceId) {
+        for (Instance instance : instances) {
+            if (instance.id == instanceId) {
+                return instance;
+            }
+        }
+        return null;
+    }
+
+    void cancelTimers() {
+        for (ScheduledFuture<?> timer : timers) {
+            timer.cancel(false);
+        }
+        timers.clear();
     }
 }

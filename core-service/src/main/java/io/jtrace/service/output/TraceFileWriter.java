@@ -57,6 +57,11 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         return bytes;
     }
 
+    /** Pushes what is buffered to the file, so the file is a valid trace up to here. */
+    public void flush() throws IOException {
+        out.flush();
+    }
+
     @Override
     public void close() throws IOException {
         out.close();

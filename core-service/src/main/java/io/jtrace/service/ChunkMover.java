@@ -1,0 +1,142 @@
+package io.jtrace.service;
+
+import io.jtrace.service.buffer.TraceBuffer;
+import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.abi.ChunkState;
+import io.jtrace.shm.abi.PageHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.writer.CommitRequest;
+import java.util.Map;
+
+/**
+ * Moves chunks from producers' SMBs into trace buffers (DESIGN §4 step 6), treating every SMB as
+ * hostile: a chunk is taken only through the state machine, copied before anything in it is parsed,
+ * and kept only if it targets a buffer of a running session its producer writes to. Service thread
+ * only. Access to a mapping whose file was truncated surfaces as {@link InternalError}, which callers
+ * turn into disconnecting that producer.
+ */
+final class ChunkMover {
+    private final Map<Integer, TraceBuffer> buffers;
+    private final Map<Integer, TracingSession> bufferOwners;
+
+    ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners) {
+        this.buffers = buffers;
+        this.bufferOwners = bufferOwners;
+    }
+
+    /** Applies a commit: its chunks first, then its patches (a patch may be for a chunk in the same request). */
+    void commit(ProducerState producer, CommitRequest request) {
+        for (int i = 0; i < request.size(); i++) {
+            move(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
+        }
+        for (CommitRequest.Patch patch : request.patches()) {
+            applyPatch(producer, patch);
+        }
+    }
+
+    private void move(ProducerState producer, int page, int chunk, int targetBuffer) {
+        SharedMemoryAbi abi = producer.abi;
+        if (page < 0 || page >= abi.pageCount() || !abi.tryAcquireChunkForReading(page, chunk)) {
+            violation(producer, targetBuffer);
+            return;
+        }
+        // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
+        // repartitioned) and, being a volatile access, made the producer's writes visible.
+        PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+        int offset = abi.chunkOffset(page, layout, chunk);
+        int chunkId = abi.readChunkId(offset);
+        int writerAndPackets = abi.readWriterAndPackets(offset);
+        TraceBuffer buffer = bufferFor(producer, targetBuffer);
+        byte[] payload = buffer == null ? null : copyPayload(abi, offset, layout);
+        abi.releaseChunkAsFree(page, chunk);
+        if (buffer != null) {
+            buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), chunkId,
+                    ChunkHeader.packetsWordOf(writerAndPackets), payload, true);
+        }
+    }
+
+    /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
+    private void applyPatch(ProducerState producer, CommitRequest.Patch patch) {
+        Integer target = producer.writerTargets.get(patch.writerId());
+        TraceBuffer buffer = target == null ? null : bufferFor(producer, target);
+        if (buffer == null) {
+            producer.abiViolations++;
+            return;
+        }
+        buffer.applyPatch(producer.id, patch.writerId(), patch.chunkId(), patch.offset(), patch.value(),
+                patch.hasMorePatches());
+    }
+
+    /**
+     * At the end of a session: copies chunks still held by its writers, up to their last finished
+     * packet (the count each writer publishes with a release store), so data of threads that went quiet
+     * is not lost; and moves chunks released but never committed (a producer whose flush timed out).
+     */
+    void scrape(ProducerState producer, TracingSession session) {
+        SharedMemoryAbi abi = producer.abi;
+        if (abi == null || !producer.connected) {
+            return;
+        }
+        for (int page = 0; page < abi.pageCount(); page++) {
+            int bitmap = abi.pageBitmap(page);
+            PageLayout layout = PageHeader.layout(bitmap);
+            if (layout == null || layout == PageLayout.NOT_PARTITIONED) {
+                continue;
+            }
+            for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
+                ChunkState state = PageHeader.chunkState(bitmap, chunk);
+                if (state != ChunkState.COMPLETE && state != ChunkState.BEING_WRITTEN) {
+                    continue;
+                }
+                int offset = abi.chunkOffset(page, layout, chunk);
+                // Acquire load first, copy second: every packet counted in this word was fully written
+                // before the writer's release store of it, so the copy holds all of them. Bytes past
+                // them may be mid-write; the count keeps the reader away from them.
+                int writerAndPackets = abi.readWriterAndPackets(offset);
+                Integer target = producer.writerTargets.get(ChunkHeader.writerId(writerAndPackets));
+                if (target == null || bufferOwners.get(target) != session) {
+                    continue;
+                }
+                if (state == ChunkState.COMPLETE) {
+                    move(producer, page, chunk, target);
+                    continue;
+                }
+                TraceBuffer buffer = bufferFor(producer, target);
+                if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
+                    buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
+                            ChunkHeader.packetsWordOf(writerAndPackets), copyPayload(abi, offset, layout), false);
+                }
+            }
+        }
+    }
+
+    /** The chunk's bytes after its header: the one copy the service makes, before parsing anything. */
+    private static byte[] copyPayload(SharedMemoryAbi abi, int chunkOffset, PageLayout layout) {
+        byte[] payload = new byte[layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE];
+        abi.smb().buffer().get(chunkOffset + ChunkHeader.SIZE, payload);
+        return payload;
+    }
+
+    /**
+     * The buffer a producer's chunk goes to, or null when it is not one this producer writes to now
+     * (stale writer, finished session, or forged id): such a chunk is freed without being kept.
+     */
+    private TraceBuffer bufferFor(ProducerState producer, int targetBuffer) {
+        TraceBuffer buffer = buffers.get(targetBuffer);
+        TracingSession owner = bufferOwners.get(targetBuffer);
+        if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED
+                || !owner.hasProducer(producer.id)) {
+            return null;
+        }
+        return buffer;
+    }
+
+    private void violation(ProducerState producer, int targetBuffer) {
+        producer.abiViolations++;
+        TraceBuffer buffer = buffers.get(targetBuffer);
+        if (buffer != null) {
+            buffer.recordAbiViolation();
+        }
+    }
+}
