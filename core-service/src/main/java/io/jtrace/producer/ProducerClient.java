@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -174,14 +175,18 @@ public final class ProducerClient implements Producer, AutoCloseable {
     }
 
     private void run(Runnable task) {
-        thread.execute(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                // A failing data source must not take the producer (or the host application) down.
-                LOG.warn("jtrace producer {}: data source call failed", name, e);
-            }
-        });
+        try {
+            thread.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    // A failing data source must not take the producer (or the host application) down.
+                    LOG.warn("jtrace producer {}: data source call failed", name, e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("jtrace producer {} is closed; call dropped", name);
+        }
     }
 
     private final class Context implements DataSourceContext {

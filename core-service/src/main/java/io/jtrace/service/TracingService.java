@@ -137,8 +137,13 @@ public final class TracingService implements AutoCloseable {
             taskRunner.execute(() -> {
                 try {
                     result.complete(task.get());
-                } catch (RuntimeException e) {
-                    result.completeExceptionally(e);
+                } catch (Throwable t) {
+                    // Whatever failed (our bug, or an Error thrown by a caller's sink), the caller learns
+                    // of it instead of waiting forever; only the VM's own errors go on up.
+                    result.completeExceptionally(t);
+                    if (t instanceof VirtualMachineError) {
+                        throw (VirtualMachineError) t;
+                    }
                 }
             });
         } catch (RejectedExecutionException e) {

@@ -1,0 +1,54 @@
+package io.jtrace.service;
+
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A producer under the test's control that plays by none of the rules: the test writes whatever it
+ * likes into its SMB and sends whatever commits it likes. It answers flushes (so the service does not
+ * wait on it) and keeps its SMB file open, so a test can truncate it under the service.
+ */
+final class HostileProducer implements Producer {
+    volatile ProducerEndpoint endpoint;
+    volatile SharedMemoryBuffer smb;
+    volatile FileChannel file;
+    final CompletableFuture<DataSourceConfig> started = new CompletableFuture<>();
+
+    @Override
+    public void onConnect() {}
+
+    @Override
+    public void onTracingSetup(Path smbPath, int pageSize) {
+        try {
+            smb = SharedMemoryBuffer.map(smbPath, pageSize);
+            file = FileChannel.open(smbPath, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void setupDataSource(long instanceId, DataSourceConfig config) {}
+
+    @Override
+    public void startDataSource(long instanceId, DataSourceConfig config) {
+        started.complete(config);
+    }
+
+    @Override
+    public void stopDataSource(long instanceId) {}
+
+    @Override
+    public void flush(long requestId, long[] instanceIds) {
+        endpoint.flushComplete(requestId);
+    }
+
+    @Override
+    public void onDisconnect() {}
+}
