@@ -19,6 +19,10 @@ import java.util.Map;
 final class ChunkMover {
     private final Map<Integer, TraceBuffer> buffers;
     private final Map<Integer, TracingSession> bufferOwners;
+    /** Cache of {@link #bufferFor} for the duration of one commit (sessions cannot change meanwhile). */
+    private ProducerState lastProducer;
+    private int lastTarget;
+    private TraceBuffer lastBuffer;
 
     ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners) {
         this.buffers = buffers;
@@ -27,12 +31,14 @@ final class ChunkMover {
 
     /** Applies a commit: its chunks first, then its patches (a patch may be for a chunk in the same request). */
     void commit(ProducerState producer, CommitRequest request) {
+        lastProducer = null;
         for (int i = 0; i < request.size(); i++) {
             move(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
         }
         for (CommitRequest.Patch patch : request.patches()) {
             applyPatch(producer, patch);
         }
+        lastProducer = null;
     }
 
     private void move(ProducerState producer, int page, int chunk, int targetBuffer) {
@@ -48,12 +54,13 @@ final class ChunkMover {
         int chunkId = abi.readChunkId(offset);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         TraceBuffer buffer = bufferFor(producer, targetBuffer);
-        byte[] payload = buffer == null ? null : copyPayload(abi, offset, layout);
-        abi.releaseChunkAsFree(page, chunk);
         if (buffer != null) {
+            // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
             buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), chunkId,
-                    ChunkHeader.packetsWordOf(writerAndPackets), payload, true);
+                    ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
+                    payloadSize(abi, layout), true);
         }
+        abi.releaseChunkAsFree(page, chunk);
     }
 
     /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
@@ -78,6 +85,7 @@ final class ChunkMover {
         if (abi == null || !producer.connected) {
             return;
         }
+        lastProducer = null;
         for (int page = 0; page < abi.pageCount(); page++) {
             int bitmap = abi.pageBitmap(page);
             PageLayout layout = PageHeader.layout(bitmap);
@@ -105,17 +113,15 @@ final class ChunkMover {
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
                     buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                            ChunkHeader.packetsWordOf(writerAndPackets), copyPayload(abi, offset, layout), false);
+                            ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
+                            payloadSize(abi, layout), false);
                 }
             }
         }
     }
 
-    /** The chunk's bytes after its header: the one copy the service makes, before parsing anything. */
-    private static byte[] copyPayload(SharedMemoryAbi abi, int chunkOffset, PageLayout layout) {
-        byte[] payload = new byte[layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE];
-        abi.smb().buffer().get(chunkOffset + ChunkHeader.SIZE, payload);
-        return payload;
+    private static int payloadSize(SharedMemoryAbi abi, PageLayout layout) {
+        return layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
     }
 
     /**
@@ -123,6 +129,17 @@ final class ChunkMover {
      * (stale writer, finished session, or forged id): such a chunk is freed without being kept.
      */
     private TraceBuffer bufferFor(ProducerState producer, int targetBuffer) {
+        // A commit's chunks nearly always share one target: remember the last answer within a commit.
+        if (producer == lastProducer && targetBuffer == lastTarget) {
+            return lastBuffer;
+        }
+        lastProducer = producer;
+        lastTarget = targetBuffer;
+        lastBuffer = lookUpBuffer(producer, targetBuffer);
+        return lastBuffer;
+    }
+
+    private TraceBuffer lookUpBuffer(ProducerState producer, int targetBuffer) {
         TraceBuffer buffer = buffers.get(targetBuffer);
         TracingSession owner = bufferOwners.get(targetBuffer);
         if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED

@@ -14,10 +14,11 @@ public final class BufferCounters {
     long chunksRead;
     long chunksCommittedOutOfOrder;
     long abiViolations;
-    long writeWrapCount;
     long patchesSucceeded;
     long patchesFailed;
     long invalidPackets;
+    long paddingBytesWritten;
+    long writeWrapCount;
     long writerPacketLoss;
     long trustedFieldViolations;
 
@@ -73,9 +74,10 @@ public final class BufferCounters {
                 .setChunksRead(chunksRead)
                 .setChunksCommittedOutOfOrder(chunksCommittedOutOfOrder)
                 .setAbiViolations(abiViolations)
-                .setWriteWrapCount(writeWrapCount)
                 .setPatchesSucceeded(patchesSucceeded)
                 .setPatchesFailed(patchesFailed)
+                .setPaddingBytesWritten(paddingBytesWritten)
+                .setWriteWrapCount(writeWrapCount)
                 .setTraceWriterPacketLoss(writerPacketLoss)
                 .build();
     }

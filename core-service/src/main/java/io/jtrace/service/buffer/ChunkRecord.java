@@ -1,26 +1,29 @@
 package io.jtrace.service.buffer;
 
-/** One chunk copied out of a producer's SMB: its header fields and a private copy of its payload. */
+/** Where one stored chunk's payload lies in the ring, with its header fields. */
 final class ChunkRecord {
-    final SequenceKey sequence;
+    final TraceBuffer.SequenceState sequence;
     final int chunkId;
     /** Chunk id unwrapped to 64 bits within its sequence, so ordering survives the 2^32 wrap. */
     final long ordinal;
+    /** Start on the buffer's virtual stream: overwritten once the writer passes vstart + capacity. */
+    final long vstart;
+    /** Start in the ring array. */
+    final int offset;
+    final int size;
     int packetCount;
     int flags;
-    byte[] payload;
-    /** False for a chunk scraped while its writer still held it: its last packet may be unfinished. */
+    /** False for a chunk scraped while its writer still held it: only its counted packets are whole. */
     boolean complete;
-    /** Insertion order in the buffer, for overwriting the oldest first. */
-    long insertionSeq;
+    /** Read or replaced: its ring space is free, the record waits only to leave the age queue. */
+    boolean dead;
 
-    ChunkRecord(SequenceKey sequence, int chunkId, long ordinal) {
+    ChunkRecord(TraceBuffer.SequenceState sequence, int chunkId, long ordinal, long vstart, int offset, int size) {
         this.sequence = sequence;
         this.chunkId = chunkId;
         this.ordinal = ordinal;
-    }
-
-    int size() {
-        return payload.length;
+        this.vstart = vstart;
+        this.offset = offset;
+        this.size = size;
     }
 }

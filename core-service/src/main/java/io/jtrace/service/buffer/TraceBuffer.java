@@ -2,21 +2,28 @@ package io.jtrace.service.buffer;
 
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.proto.WireFormat;
-import java.util.HashMap;
-import java.util.Iterator;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SortedSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * The service's own buffer for one {@code TraceConfig.buffers[]} entry: chunks copied out of producers'
  * SMBs, kept until read, indexed by (producer, writer, chunk id).
  *
- * <p>Capacity is counted in payload bytes. When full, {@link Policy#RING} overwrites the oldest chunks
- * and {@link Policy#DISCARD} refuses new ones; either way the sequences that lost data get
- * {@code previous_packet_dropped} on their next packet read.
+ * <h2>Memory</h2>
+ * One byte array of the configured size, allocated once, used as a ring: chunks are copied in one
+ * after another, straight from the SMB, each contiguous (a chunk that would cross the end starts over
+ * at 0, and the skipped tail counts as padding). Overwriting therefore always hits the oldest chunks,
+ * and a steady stream of chunks costs only small index objects, never their bytes.
+ * {@link Policy#RING} overwrites the oldest unread chunks; {@link Policy#DISCARD} refuses new chunks
+ * instead. Either way the sequences that lost data get {@code previous_packet_dropped} on their next
+ * packet read.
+ *
+ * <p>Positions are tracked on a virtual stream that only grows ({@code vstart}); a chunk at
+ * {@code vstart} is overwritten once the write position passes {@code vstart + capacity}.
  *
  * <p>Reading is per sequence in chunk-id order (wrap-aware), glues fragments that continue across
  * consecutive chunks, and removes what it read. Only the service thread touches a buffer.
@@ -31,20 +38,27 @@ public final class TraceBuffer {
     private static final int FIRST_PACKET_ON_SEQUENCE_FIELD = 87;
     /** Room for the trusted fields appended to each packet read out (5 tags + varints). */
     private static final int TRAILER_MAX = 64;
+    private static final int MAX_CAPACITY = Integer.MAX_VALUE - 16;
 
-    private final long capacity;
+    private final int capacity;
     private final Policy policy;
+    private final byte[] ring;
     private final BufferCounters counters = new BufferCounters();
-    /** Every stored chunk by insertion order, to find the oldest when overwriting. */
-    private final TreeMap<Long, ChunkRecord> byAge = new TreeMap<>();
+    /** Every chunk still in the ring (read ones included, marked dead) in the order written. */
+    private final ArrayDeque<ChunkRecord> byAge = new ArrayDeque<>();
     /** Sequences in the order they first appeared, so the read-out order is stable. */
     private final Map<SequenceKey, SequenceState> sequences = new LinkedHashMap<>();
+    /** Write position on the virtual stream; the ring offset is {@code writeV % capacity}. */
+    private long writeV;
+    /** Bytes of chunks stored and not yet read. */
     private long used;
-    private long insertions;
+    private SequenceKey lastKey;
+    private SequenceState lastSequence;
     private byte[] out = new byte[4096];
 
-    private static final class SequenceState {
-        final TreeMap<Long, ChunkRecord> chunks = new TreeMap<>();
+    static final class SequenceState {
+        final SequenceKey key;
+        final ChunkIndex chunks = new ChunkIndex();
         boolean anyChunk;
         int maxChunkId;
         long maxOrdinal;
@@ -54,13 +68,24 @@ public final class TraceBuffer {
         boolean firstPacketEmitted;
         /** Start of a packet whose rest is in the next chunk, or null. */
         byte[] pendingFragment;
-        /** Ordinals of chunks lost before being read: the first packet read after one is marked. */
+        /**
+         * A chunk older than every stored one was lost (the usual ring overwrite): the next chunk read
+         * reports it. One flag, not a set of ordinals, so a ring buffer never read stays bounded.
+         */
+        boolean lostBeforeStored;
+        /** Lost chunks between stored ones (out-of-order commits meeting overwrites): rare and few. */
         final TreeSet<Long> lostOrdinals = new TreeSet<>();
+
+        SequenceState(SequenceKey key) {
+            this.key = key;
+        }
 
         /** Records a lost chunk so the loss is reported on the first packet after it, not before. */
         void lost(long ordinal) {
             if (nextOrdinal >= 0 && ordinal < nextOrdinal) {
                 lossPending = true;
+            } else if (chunks.isEmpty() || ordinal < chunks.first().ordinal) {
+                lostBeforeStored = true;
             } else {
                 lostOrdinals.add(ordinal);
             }
@@ -68,17 +93,19 @@ public final class TraceBuffer {
     }
 
     public TraceBuffer(long capacityBytes, Policy policy) {
-        if (capacityBytes <= 0) {
-            throw new IllegalArgumentException("buffer size must be positive, got " + capacityBytes);
+        if (capacityBytes <= 0 || capacityBytes > MAX_CAPACITY) {
+            throw new IllegalArgumentException("buffer size must be between 1 byte and 2 GiB, got " + capacityBytes);
         }
-        this.capacity = capacityBytes;
+        this.capacity = (int) capacityBytes;
         this.policy = policy;
+        this.ring = new byte[capacity];
     }
 
     public long capacity() {
         return capacity;
     }
 
+    /** Bytes of chunks stored and not yet read. */
     public long used() {
         return used;
     }
@@ -96,40 +123,42 @@ public final class TraceBuffer {
         counters.abiViolations++;
     }
 
-    /**
-     * Stores a chunk. {@code payload} (the bytes after the chunk header) becomes the buffer's own.
-     * Returns false when the chunk was refused (malformed header, too large, or buffer full in
-     * DISCARD mode).
-     */
+    /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)} from an array. */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, byte[] payload, boolean complete) {
+        return copyChunk(producerId, writerId, chunkId, packetsWord, ByteBuffer.wrap(payload), 0, payload.length, complete);
+    }
+
+    /**
+     * Stores a chunk: {@code length} payload bytes (those after the chunk header) copied from
+     * {@code src} at {@code offset}, straight into the ring. Returns false when the chunk was refused
+     * (malformed header, larger than the buffer, older than what was read, or no room in DISCARD mode).
+     */
+    public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
+                             int length, boolean complete) {
         if (writerId <= 0 || writerId > ChunkHeader.MAX_WRITER_ID) {
             counters.abiViolations++;
             return false;
         }
-        SequenceKey key = new SequenceKey(producerId, writerId);
-        SequenceState seq = sequences.computeIfAbsent(key, k -> new SequenceState());
+        SequenceState seq = sequence(producerId, writerId);
         long ordinal = ordinalOf(seq, chunkId);
-        if (payload.length > capacity) {
+        if (length > capacity) {
             counters.chunksDiscarded++;
             seq.lost(ordinal);
             return false;
         }
-        ChunkRecord existing = seq.chunks.get(ordinal);
+        // In-order commits (the common case) are past everything stored: no need to look for a copy.
+        ChunkRecord existing = seq.anyChunk && ordinal <= seq.maxOrdinal ? seq.chunks.find(ordinal) : null;
         if (existing != null) {
-            // A re-commit of a chunk we hold (e.g. scraped before, now complete): take the newer copy,
-            // if there is room for it; otherwise keep the older one.
-            int growth = payload.length - existing.payload.length;
-            if (growth > 0 && !makeRoom(growth, existing)) {
-                counters.chunksDiscarded++;
-                return false;
-            }
-            used += growth;
-            existing.payload = payload;
-            existing.packetCount = ChunkHeader.packetCount(packetsWord);
-            existing.flags = ChunkHeader.flags(packetsWord);
-            existing.complete = complete;
+            // A re-commit of a chunk we hold (e.g. scraped before, now complete): the newer copy wins.
             counters.chunksRewritten++;
-            return true;
+            if (existing.size == length) {
+                src.get(offset, ring, existing.offset, length);
+                existing.packetCount = ChunkHeader.packetCount(packetsWord);
+                existing.flags = ChunkHeader.flags(packetsWord);
+                existing.complete = complete;
+                return true;
+            }
+            forget(existing);
         }
         if (seq.nextOrdinal >= 0 && ordinal < seq.nextOrdinal) {
             // Older than what was already read out: it can no longer be delivered in order.
@@ -137,7 +166,8 @@ public final class TraceBuffer {
             seq.lossPending = true;
             return false;
         }
-        if (!makeRoom(payload.length, null)) {
+        long at = reserve(length);
+        if (at < 0) {
             counters.chunksDiscarded++;
             seq.lost(ordinal);
             return false;
@@ -150,18 +180,78 @@ public final class TraceBuffer {
             seq.maxOrdinal = ordinal;
             seq.maxChunkId = chunkId;
         }
-        ChunkRecord record = new ChunkRecord(key, chunkId, ordinal);
-        record.payload = payload;
+        ChunkRecord record = new ChunkRecord(seq, chunkId, ordinal, at, (int) (at % capacity), length);
+        src.get(offset, ring, record.offset, length);
         record.packetCount = ChunkHeader.packetCount(packetsWord);
         record.flags = ChunkHeader.flags(packetsWord);
         record.complete = complete;
-        record.insertionSeq = insertions++;
-        seq.chunks.put(ordinal, record);
-        byAge.put(record.insertionSeq, record);
-        used += payload.length;
+        seq.chunks.add(record);
+        byAge.addLast(record);
+        used += length;
         counters.chunksWritten++;
-        counters.bytesWritten += payload.length;
+        counters.bytesWritten += length;
         return true;
+    }
+
+    private SequenceState sequence(int producerId, int writerId) {
+        // Consecutive chunks usually come from the same writer: skip the map then.
+        if (lastKey != null && lastKey.producerId() == producerId && lastKey.writerId() == writerId) {
+            return lastSequence;
+        }
+        SequenceKey key = new SequenceKey(producerId, writerId);
+        SequenceState seq = sequences.computeIfAbsent(key, SequenceState::new);
+        lastKey = seq.key;
+        lastSequence = seq;
+        return seq;
+    }
+
+    /**
+     * Makes room for {@code length} contiguous bytes at the write position and returns their virtual
+     * start, overwriting the oldest chunks in RING mode; -1 when DISCARD mode finds unread chunks there.
+     */
+    private long reserve(int length) {
+        long start = writeV;
+        int ringOffset = (int) (start % capacity);
+        if (ringOffset + length > capacity) {
+            start += capacity - ringOffset; // a chunk never wraps: skip the tail
+        }
+        long end = start + length;
+        // A chunk is overwritten when the new bytes reach its position one lap later.
+        while (!byAge.isEmpty() && byAge.peekFirst().vstart + capacity < end) {
+            ChunkRecord oldest = byAge.peekFirst();
+            if (oldest.dead) {
+                byAge.pollFirst();
+                continue;
+            }
+            if (policy == Policy.DISCARD) {
+                return -1;
+            }
+            byAge.pollFirst();
+            overwrite(oldest);
+        }
+        counters.paddingBytesWritten += start - writeV;
+        if (writeV > 0 && start / capacity > (writeV - 1) / capacity) {
+            counters.writeWrapCount++;
+        }
+        writeV = end;
+        return start;
+    }
+
+    private void overwrite(ChunkRecord victim) {
+        SequenceState seq = victim.sequence;
+        seq.chunks.remove(victim.ordinal);
+        victim.dead = true;
+        seq.lost(victim.ordinal);
+        used -= victim.size;
+        counters.chunksOverwritten++;
+        counters.bytesOverwritten += victim.size;
+    }
+
+    /** Drops a stored chunk without it counting as lost (it is being replaced). */
+    private void forget(ChunkRecord record) {
+        record.sequence.chunks.remove(record.ordinal);
+        record.dead = true;
+        used -= record.size;
     }
 
     /**
@@ -172,15 +262,16 @@ public final class TraceBuffer {
      */
     public boolean applyPatch(int producerId, int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {
         SequenceState seq = sequences.get(new SequenceKey(producerId, writerId));
-        ChunkRecord chunk = seq == null || !seq.anyChunk ? null : seq.chunks.get(ordinalOf(seq, chunkId));
-        if (chunk == null || offset < 0 || offset > chunk.payload.length - 4) {
+        ChunkRecord chunk = seq == null || !seq.anyChunk ? null : seq.chunks.find(ordinalOf(seq, chunkId));
+        if (chunk == null || offset < 0 || offset > chunk.size - 4) {
             counters.patchesFailed++;
             return false;
         }
-        chunk.payload[offset] = (byte) value;
-        chunk.payload[offset + 1] = (byte) (value >>> 8);
-        chunk.payload[offset + 2] = (byte) (value >>> 16);
-        chunk.payload[offset + 3] = (byte) (value >>> 24);
+        int at = chunk.offset + offset;
+        ring[at] = (byte) value;
+        ring[at + 1] = (byte) (value >>> 8);
+        ring[at + 2] = (byte) (value >>> 16);
+        ring[at + 3] = (byte) (value >>> 24);
         if (!hasMorePatches) {
             chunk.flags &= ~ChunkHeader.FLAG_NEEDS_PATCHING;
         }
@@ -194,32 +285,6 @@ public final class TraceBuffer {
             return Integer.toUnsignedLong(chunkId) + (1L << 32);
         }
         return seq.maxOrdinal + (chunkId - seq.maxChunkId);
-    }
-
-    /** Frees room for {@code bytes} more, overwriting the oldest chunks in RING mode (never {@code keep}). */
-    private boolean makeRoom(long bytes, ChunkRecord keep) {
-        if (used + bytes <= capacity) {
-            return true;
-        }
-        if (policy == Policy.DISCARD) {
-            return false;
-        }
-        Iterator<ChunkRecord> oldest = byAge.values().iterator();
-        while (used + bytes > capacity && oldest.hasNext()) {
-            ChunkRecord victim = oldest.next();
-            if (victim == keep) {
-                continue;
-            }
-            oldest.remove();
-            SequenceState seq = sequences.get(victim.sequence);
-            seq.chunks.remove(victim.ordinal);
-            seq.lost(victim.ordinal);
-            used -= victim.size();
-            counters.chunksOverwritten++;
-            counters.bytesOverwritten += victim.size();
-            counters.writeWrapCount++;
-        }
-        return used + bytes <= capacity;
     }
 
     /**
@@ -240,26 +305,26 @@ public final class TraceBuffer {
             int sequenceId = identity.sequenceId(key.producerId(), key.writerId());
             int pid = identity.pid(key.producerId());
             int uid = identity.uid(key.producerId());
-            Iterator<ChunkRecord> it = seq.chunks.values().iterator();
-            while (it.hasNext()) {
-                ChunkRecord chunk = it.next();
+            while (!seq.chunks.isEmpty()) {
+                ChunkRecord chunk = seq.chunks.first();
                 boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
                 if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
                     break;
                 }
                 SortedSet<Long> lostBefore = seq.lostOrdinals.headSet(chunk.ordinal);
-                if (!lostBefore.isEmpty() || gap) {
+                if (!lostBefore.isEmpty() || gap || seq.lostBeforeStored) {
                     lostBefore.clear();
+                    seq.lostBeforeStored = false;
                     seq.lossPending = true;
                     seq.pendingFragment = null;
                 }
                 delivered += readChunk(chunk, seq, sequenceId, pid, uid, sink);
                 seq.nextOrdinal = chunk.ordinal + 1;
-                it.remove();
-                byAge.remove(chunk.insertionSeq);
-                used -= chunk.size();
+                seq.chunks.remove(chunk.ordinal);
+                chunk.dead = true; // its ring space is reused when the write position comes around
+                used -= chunk.size;
                 counters.chunksRead++;
-                counters.bytesRead += chunk.size();
+                counters.bytesRead += chunk.size;
             }
         }
         return delivered;
@@ -271,15 +336,17 @@ public final class TraceBuffer {
 
     /** Every chunk between the last one read and {@code chunk} is known to be lost. */
     private static boolean knownLost(SequenceState seq, ChunkRecord chunk) {
-        return seq.lostOrdinals.subSet(seq.nextOrdinal, chunk.ordinal).size() == chunk.ordinal - seq.nextOrdinal;
+        return (seq.lostBeforeStored && chunk.ordinal == seq.chunks.first().ordinal)
+                || seq.lostOrdinals.subSet(seq.nextOrdinal, chunk.ordinal).size() == chunk.ordinal - seq.nextOrdinal;
     }
 
     private long readChunk(ChunkRecord chunk, SequenceState seq, int sequenceId, int pid, int uid, PacketSink sink) {
-        byte[] data = chunk.payload;
-        int pos = 0;
+        byte[] data = ring;
+        int pos = chunk.offset;
+        int end = chunk.offset + chunk.size;
         long delivered = 0;
         for (int i = 0; i < chunk.packetCount; i++) {
-            long sizeAndLength = readVarint(data, pos, data.length);
+            long sizeAndLength = readVarint(data, pos, end);
             if (sizeAndLength < 0) {
                 return abortChunk(seq, delivered);
             }
@@ -293,7 +360,7 @@ public final class TraceBuffer {
                 seq.pendingFragment = null;
                 continue;
             }
-            if (size > data.length - pos) {
+            if (size > end - pos) {
                 return abortChunk(seq, delivered);
             }
             int start = pos;
