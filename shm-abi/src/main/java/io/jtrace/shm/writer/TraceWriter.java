@@ -70,6 +70,8 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private boolean discarding;
     /** Packets were lost since the last chunk: the next chunk starts with a drop marker. */
     private boolean dropPending;
+    /** A nested message of the open packet outgrew what a size field holds (2^28 − 1): drop it at its end. */
+    private boolean oversized;
     private ByteBuffer scratch;
     private long droppedPackets;
     private long packetsWritten;
@@ -141,6 +143,10 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         if (proto.depth() != 1) {
             throw new IllegalStateException(proto.depth() - 1 + " nested message(s) still open at endPacket()");
         }
+        if (oversized) {
+            abortPacket();
+            return;
+        }
         proto.endNested();
         inPacket = false;
         if (discarding) {
@@ -162,6 +168,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             return;
         }
         inPacket = false;
+        oversized = false;
         abandonPatches();
         boolean wasDiscarding = discarding;
         discarding = false;
@@ -282,6 +289,12 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     @Override
     public void patchSize(ProtoWriter writer, int level, int size) {
+        if (size > WireFormat.MAX_RESERVED_SIZE) {
+            // A 4-byte size field cannot hold it: the packet is dropped at its end; the chunk still gets
+            // its patch so it does not wait forever.
+            oversized = true;
+            size = 0;
+        }
         arbiter.committer().patch(new CommitRequest.Patch(writerId, patchChunkId[level], patchOffset[level],
                 WireFormat.redundantVarint(size), level > patchLowestLevel[level]));
     }

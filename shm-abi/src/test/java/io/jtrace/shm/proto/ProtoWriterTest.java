@@ -23,8 +23,16 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class ProtoWriterTest {
-    private static final SpaceProvider NO_MORE_SPACE = (writer, needed) -> {
-        throw new AssertionError("makeRoom(" + needed + ") called on a buffer that was big enough");
+    static final SpaceProvider NO_MORE_SPACE = new SpaceProvider() {
+        @Override
+        public void makeRoom(ProtoWriter writer, int needed) {
+            throw new AssertionError("makeRoom(" + needed + ") called on a buffer that was big enough");
+        }
+
+        @Override
+        public void patchSize(ProtoWriter writer, int level, int size) {
+            throw new AssertionError("patchSize(" + level + ", " + size + ") without fragments");
+        }
     };
 
     private static ByteBuffer heap(int capacity) {
@@ -309,102 +317,6 @@ class ProtoWriterTest {
         assertEquals(100, w.limit());
     }
 
-    /**
-     * A provider that, whenever the writer runs short, copies the unfinished frame into a new, larger
-     * buffer at a different offset and moves the writer there, as TraceWriter does between chunks.
-     */
-    static final class MovingProvider implements SpaceProvider {
-        final Random r;
-        ByteBuffer current;
-        int frameStart;
-        int moves;
-
-        MovingProvider(Random r, ByteBuffer initial, int frameStart) {
-            this.r = r;
-            this.current = initial;
-            this.frameStart = frameStart;
-        }
-
-        @Override
-        public void makeRoom(ProtoWriter writer, int needed) {
-            assertTrue(writer.depth() > 0, "makeRoom only inside the frame here");
-            int from = writer.sizeFieldOffset(0);
-            assertEquals(frameStart, from);
-            int partial = writer.position() - from;
-            int newFrom = 1 + r.nextInt(40);
-            // Only a little more room than asked for, so a big packet moves many times.
-            ByteBuffer next = heap(newFrom + partial + needed + r.nextInt(64));
-            next.put(newFrom, current, from, partial);
-            int[] before = new int[writer.depth()];
-            for (int i = 0; i < before.length; i++) {
-                before[i] = writer.sizeFieldOffset(i);
-            }
-            int oldPos = writer.position();
-            writer.moveTo(next, from, newFrom, next.capacity());
-            for (int i = 0; i < before.length; i++) {
-                assertEquals(before[i] + newFrom - from, writer.sizeFieldOffset(i), "level " + i + " shifted");
-            }
-            assertEquals(oldPos + newFrom - from, writer.position());
-            assertTrue(writer.limit() - writer.position() >= needed);
-            current = next;
-            frameStart = newFrom;
-            moves++;
-        }
-    }
-
-    @Test
-    void packetMovedToAnotherBufferMidMessageParsesIdentically() {
-        Random r = new Random(12);
-        int totalMoves = 0;
-        for (int i = 0; i < 2000; i++) {
-            TracePacket expected = TestPackets.randomPacket(r, r.nextLong(), 1 + r.nextInt(200), 1000);
-            ByteBuffer first = heap(32);
-            int start = r.nextInt(8);
-            MovingProvider provider = new MovingProvider(r, first, start);
-            ProtoWriter w = new ProtoWriter(provider);
-            w.reset(first, start, first.capacity());
-            w.beginFrame();
-            TestPackets.writePacket(w, expected);
-            int size = w.endNested();
-            assertEquals(size, WireFormat.decodeRedundantVarint(provider.current.getInt(provider.frameStart)));
-            byte[] content = new byte[size];
-            provider.current.get(provider.frameStart + WireFormat.RESERVED_SIZE_BYTES, content);
-            assertEquals(expected, ChunkFrames.parse(content), "packet " + i + " after " + provider.moves + " moves");
-            totalMoves += provider.moves;
-        }
-        assertTrue(totalMoves > 2000, "the writer was really moved: " + totalMoves);
-    }
-
-    @Test
-    void moveToShiftsEveryOpenSizeFieldByTheSameDistance() {
-        ByteBuffer a = heap(64);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(a, 10, 64);
-        w.beginFrame();
-        w.beginNested(11);
-        w.beginNested(4);
-        assertEquals(10, w.sizeFieldOffset(0));
-        assertEquals(15, w.sizeFieldOffset(1));
-        assertEquals(20, w.sizeFieldOffset(2));
-        assertEquals(24, w.position());
-        ByteBuffer b = heap(200);
-        b.put(100, a, 10, 14);
-        w.moveTo(b, 10, 100, 200);
-        assertEquals(100, w.sizeFieldOffset(0));
-        assertEquals(105, w.sizeFieldOffset(1));
-        assertEquals(110, w.sizeFieldOffset(2));
-        assertEquals(114, w.position());
-        assertEquals(200, w.limit());
-        w.string(10, "x");
-        w.endNested();
-        w.endNested();
-        int size = w.endNested();
-        TracePacket expected = TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder()
-                .addDebugAnnotations(DebugAnnotation.newBuilder().setName("x"))).build();
-        assertEquals(expected, ChunkFrames.parse(Arrays.copyOfRange(b.array(), 104, 104 + size)));
-        assertEquals(0, a.getInt(10), "nothing written to the old buffer after the move");
-    }
-
     @Test
     void discardIntoSendsTheRestOfThePacketToScratch() {
         ByteBuffer buf = heap(128);
@@ -422,21 +334,5 @@ class ProtoWriterTest {
         w.endNested();
         assertArrayEquals(before, buf.array(), "the original buffer is left alone");
         assertSame(scratch, w.buffer());
-    }
-
-    @Test
-    void writerAsksItsProviderForExactlyWhatTheNextFieldNeeds() {
-        int[] asked = new int[1];
-        ProtoWriter w = new ProtoWriter((writer, needed) -> {
-            asked[0] = needed;
-            ByteBuffer bigger = heap(1024);
-            writer.moveTo(bigger, writer.sizeFieldOffset(0), 0, bigger.capacity());
-        });
-        ByteBuffer buf = heap(16);
-        w.reset(buf, 0, 16);
-        w.beginFrame();
-        String s = "\u20ac".repeat(100); // 300 UTF-8 bytes
-        w.string(23, s);
-        assertEquals(2 + 2 + 300, asked[0], "tag + length varint + UTF-8 bytes");
     }
 }

@@ -11,14 +11,108 @@ import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.WireFormat;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads a chunk of an SMB the way the service does: header, then the counted [size][bytes] frames. */
+/**
+ * Reads chunks of an SMB the way the service does: {@link #copy} takes a chunk's header and payload out
+ * of shared memory (the service never parses the SMB in place); {@link Copy#frames()} splits a copy into
+ * its counted [size][bytes] frames. {@link #read} parses a chunk still being written, in place, up to
+ * its last published frame.
+ */
 public final class ChunkFrames {
     private ChunkFrames() {}
 
-    /** What one chunk held. {@code packets} are the bytes of its first {@code packetCount} frames. */
+    /** One [4-byte size][bytes] frame of a chunk: where its bytes start in the payload, and how many. */
+    public record Frame(int contentOffset, int size) {
+        public boolean isDropMarker() {
+            return size == WireFormat.DROPPED_PACKET_SIZE;
+        }
+    }
+
+    /**
+     * A chunk copied out of the SMB at commit time: its header fields and its payload (the chunk minus
+     * its 8-byte header), which is what patch offsets count from.
+     */
+    public record Copy(int page, int index, PageLayout layout, int targetBuffer, int chunkId, int writerId,
+                       int packetCount, int flags, byte[] payload) {
+        public boolean hasFlag(int flag) {
+            return (flags & flag) != 0;
+        }
+
+        /**
+         * The counted frames. Each must be a 4-byte redundant varint size followed by that many bytes
+         * inside the payload (a drop marker has no bytes); throws {@link IllegalStateException} if not.
+         */
+        public List<Frame> frames() {
+            ByteBuffer buf = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
+            List<Frame> frames = new ArrayList<>(packetCount);
+            int pos = 0;
+            for (int i = 0; i < packetCount; i++) {
+                if (pos + WireFormat.RESERVED_SIZE_BYTES > payload.length) {
+                    throw new IllegalStateException("chunk " + Integer.toUnsignedString(chunkId) + ": frame " + i
+                            + " header outside the chunk");
+                }
+                int size = WireFormat.decodeRedundantVarint(buf.getInt(pos));
+                if (size < 0) {
+                    throw new IllegalStateException("chunk " + Integer.toUnsignedString(chunkId) + ": frame " + i
+                            + " size is not a 4-byte redundant varint");
+                }
+                pos += WireFormat.RESERVED_SIZE_BYTES;
+                if (size == WireFormat.DROPPED_PACKET_SIZE) {
+                    frames.add(new Frame(pos, size));
+                    continue;
+                }
+                if (size > payload.length - pos) {
+                    throw new IllegalStateException("chunk " + Integer.toUnsignedString(chunkId) + ": frame " + i
+                            + " of " + size + " bytes runs past the chunk");
+                }
+                frames.add(new Frame(pos, size));
+                pos += size;
+            }
+            return frames;
+        }
+
+        /** The bytes of {@code frame} (not a drop marker). */
+        public byte[] frameBytes(Frame frame) {
+            byte[] out = new byte[frame.size()];
+            System.arraycopy(payload, frame.contentOffset(), out, 0, frame.size());
+            return out;
+        }
+
+        public Copy withPayload(byte[] newPayload, int newFlags) {
+            return new Copy(page, index, layout, targetBuffer, chunkId, writerId, packetCount, newFlags, newPayload);
+        }
+
+        @Override
+        public String toString() {
+            return "chunk " + Integer.toUnsignedString(chunkId) + " of writer " + writerId + " (" + layout + ", "
+                    + packetCount + " frames, flags " + flags + ")";
+        }
+    }
+
+    /** The layout of {@code page}, asserting it has a chunk {@code index}. */
+    private static PageLayout layoutOf(SharedMemoryAbi abi, int page, int index) {
+        PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+        assertTrue(layout != null && layout != PageLayout.NOT_PARTITIONED && index < layout.chunksPerPage(),
+                "page " + page + " has no chunk " + index + " (layout " + layout + ")");
+        return layout;
+    }
+
+    /** Copies chunk {@code index} of {@code page} out of the SMB: header (packets word loaded by acquire), then payload. */
+    public static Copy copy(SharedMemoryAbi abi, int page, int index, int targetBuffer) {
+        PageLayout layout = layoutOf(abi, page, index);
+        int offset = abi.chunkOffset(page, layout, index);
+        int writerAndPackets = abi.readWriterAndPackets(offset);
+        int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
+        byte[] payload = new byte[layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE];
+        abi.smb().buffer().get(offset + ChunkHeader.SIZE, payload);
+        return new Copy(page, index, layout, targetBuffer, abi.readChunkId(offset), ChunkHeader.writerId(writerAndPackets),
+                ChunkHeader.packetCount(packetsWord), ChunkHeader.flags(packetsWord), payload);
+    }
+
+    /** What one chunk held, read in place. {@code packets} are the bytes of its first {@code packetCount} frames. */
     public record Chunk(int page, int index, PageLayout layout, int chunkId, int writerId, int packetCount,
                         int flags, List<byte[]> packets) {
         public List<TracePacket> parsed() {
@@ -31,14 +125,12 @@ public final class ChunkFrames {
     }
 
     /**
-     * Reads chunk {@code index} of {@code page} (laid out as its page header says), with the packet count
-     * loaded by acquire first, so only published packets are parsed. Asserts every frame is well formed
-     * and inside the chunk.
+     * Reads chunk {@code index} of {@code page} in place (it may still be being written), with the packet
+     * count loaded by acquire first, so only published frames are parsed. Asserts every frame is well
+     * formed and inside the chunk.
      */
     public static Chunk read(SharedMemoryAbi abi, int page, int index) {
-        PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-        assertTrue(layout != null && layout != PageLayout.NOT_PARTITIONED && index < layout.chunksPerPage(),
-                "page " + page + " has no chunk " + index + " (layout " + layout + ")");
+        PageLayout layout = layoutOf(abi, page, index);
         int offset = abi.chunkOffset(page, layout, index);
         int end = offset + layout.chunkSize(abi.pageSize());
         int writerAndPackets = abi.readWriterAndPackets(offset);

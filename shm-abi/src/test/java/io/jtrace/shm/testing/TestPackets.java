@@ -6,8 +6,13 @@ import io.jtrace.protos.InternedData;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
+import io.jtrace.shm.proto.SpaceProvider;
 import com.google.protobuf.ByteString;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Random;
+import java.util.function.Consumer;
 
 /**
  * Random {@link TracePacket}s built with protobuf-java, and the same packets written field by field
@@ -91,6 +96,11 @@ public final class TestPackets {
                 a.setStringValue(randomString(r, maxChars));
                 break;
         }
+        if (r.nextInt(8) == 0) {
+            byte[] value = new byte[r.nextInt(4 * maxChars + 1)];
+            r.nextBytes(value);
+            a.setProtoValue(ByteString.copyFrom(value));
+        }
         return a.build();
     }
 
@@ -168,11 +178,42 @@ public final class TestPackets {
             default:
                 break;
         }
+        if (a.hasProtoValue()) {
+            byte[] value = a.getProtoValue().toByteArray();
+            w.bytes(14, value, 0, value.length);
+        }
         for (DebugAnnotation entry : a.getDictEntriesList()) {
             w.beginNested(11);
             writeAnnotation(w, entry);
             w.endNested();
         }
+    }
+
+    /**
+     * The bytes {@code body} writes (no frame) with a {@link ProtoWriter} into one buffer big enough for
+     * all of it: the reference a fragmented write of the same fields must reproduce byte for byte.
+     */
+    public static byte[] encode(Consumer<ProtoWriter> body, int maxBytes) {
+        ByteBuffer buf = ByteBuffer.allocate(maxBytes).order(ByteOrder.LITTLE_ENDIAN);
+        ProtoWriter w = new ProtoWriter(new SpaceProvider() {
+            @Override
+            public void makeRoom(ProtoWriter writer, int needed) {
+                throw new AssertionError("reference buffer of " + maxBytes + " bytes too small");
+            }
+
+            @Override
+            public void patchSize(ProtoWriter writer, int level, int size) {
+                throw new AssertionError("no fragments, no patches");
+            }
+        });
+        w.reset(buf, 0, maxBytes);
+        body.accept(w);
+        return Arrays.copyOf(buf.array(), w.position());
+    }
+
+    /** {@link #encode} of {@link #writePacket}. */
+    public static byte[] encode(TracePacket p) {
+        return encode(w -> writePacket(w, p), 2 * p.getSerializedSize() + 64 * 5 + 64);
     }
 
     /** Small, large, negative and full-range values, so every varint length shows up. */

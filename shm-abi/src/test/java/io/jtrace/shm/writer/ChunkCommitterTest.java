@@ -9,21 +9,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
 class ChunkCommitterTest {
-    /** Records commits as "page:chunk:target" and completes a future when a flush id at least {@code awaited} is acked. */
+    /** Records commits as "page:chunk:target" (patches as "patch:writer:chunk"), one list per request, and completes a future when a flush id at least {@code awaited} is acked. */
     static final class RecordingSink implements CommitSink {
         final List<String> commits = new CopyOnWriteArrayList<>();
+        final List<String> patches = new CopyOnWriteArrayList<>();
+        final List<List<String>> requests = new CopyOnWriteArrayList<>();
         final List<Long> acks = new CopyOnWriteArrayList<>();
         volatile long awaited = Long.MAX_VALUE;
         volatile CompletableFuture<Long> acked = new CompletableFuture<>();
 
         @Override
         public void commit(CommitRequest request) {
+            List<String> entries = new ArrayList<>();
             for (int i = 0; i < request.size(); i++) {
-                commits.add(request.page(i) + ":" + request.chunk(i) + ":" + request.targetBuffer(i));
+                String chunk = request.page(i) + ":" + request.chunk(i) + ":" + request.targetBuffer(i);
+                commits.add(chunk);
+                entries.add(chunk);
             }
+            for (CommitRequest.Patch p : request.patches()) {
+                String patch = "patch:" + p.writerId() + ":" + p.chunkId();
+                patches.add(patch);
+                entries.add(patch);
+            }
+            requests.add(entries);
         }
 
         @Override
@@ -142,6 +154,181 @@ class ChunkCommitterTest {
             committer.chunkReleased(1, 1, 0);
             sink.flushAndWait(committer, 2);
             assertTrue(sink.commits.contains("1:1:0"), "chunk released after the failure committed: " + sink.commits);
+        }
+    }
+
+    private static CommitRequest.Patch patch(int writerId, int chunkId) {
+        return new CommitRequest.Patch(writerId, chunkId, 4, 0x00808080, false);
+    }
+
+    private static int requestOf(List<List<String>> requests, String entry) {
+        for (int i = 0; i < requests.size(); i++) {
+            if (requests.get(i).contains(entry)) {
+                return i;
+            }
+        }
+        throw new AssertionError(entry + " never committed: " + requests);
+    }
+
+    @Test
+    void aPatchQueuedAfterItsChunkGoesOutInTheSameRequestOrALaterOne() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        try (ChunkCommitter committer = new ChunkCommitter(4, sink, 60_000, "test-commit")) {
+            committer.start();
+            for (int i = 0; i < 200; i++) {
+                committer.chunkReleased(i % 4, i % 14, 1);
+                committer.patch(patch(7, i));
+                sink.flushAndWait(committer, i + 1);
+                int chunkRequest = requestOf(sink.requests, (i % 4) + ":" + (i % 14) + ":1");
+                int patchRequest = requestOf(sink.requests, "patch:7:" + i);
+                assertTrue(patchRequest >= chunkRequest, "patch in request " + patchRequest + ", its chunk in " + chunkRequest);
+                List<String> request = sink.requests.get(patchRequest);
+                if (patchRequest == chunkRequest) {
+                    assertTrue(request.indexOf("patch:7:" + i) > request.indexOf((i % 4) + ":" + (i % 14) + ":1"));
+                }
+                sink.requests.clear();
+            }
+        }
+    }
+
+    @Test
+    void aRequestWithOnlyPatchesIsCommitted() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        try (ChunkCommitter committer = new ChunkCommitter(4, sink, 60_000, "test-commit")) {
+            committer.start();
+            committer.chunkReleased(0, 0, 0);
+            sink.flushAndWait(committer, 1);
+            committer.patch(patch(3, 0));
+            committer.patch(new CommitRequest.Patch(3, 0, 8, 0x00808081, true));
+            sink.flushAndWait(committer, 2);
+            assertEquals(List.of(List.of("0:0:0"), List.of("patch:3:0", "patch:3:0")), sink.requests);
+        }
+    }
+
+    @Test
+    void flushAckCoversPatchesQueuedBeforeTheFlush() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        // A commit period of an hour: only the flush makes anything go out.
+        try (ChunkCommitter committer = new ChunkCommitter(4, sink, 3_600_000, "test-commit")) {
+            committer.start();
+            for (int round = 1; round <= 50; round++) {
+                for (int i = 0; i < 5; i++) {
+                    committer.patch(patch(round, i));
+                }
+                sink.flushAndWait(committer, round);
+                assertEquals(5 * round, sink.patches.size(), "round " + round + ": every patch queued before the flush");
+            }
+        }
+    }
+
+    @Test
+    void closeCommitsPatchesStillQueued() {
+        RecordingSink sink = new RecordingSink();
+        ChunkCommitter committer = new ChunkCommitter(4, sink, 3_600_000, "test-commit");
+        committer.start();
+        committer.patch(patch(1, 1));
+        committer.close();
+        assertEquals(List.of("patch:1:1"), sink.patches);
+    }
+
+    /**
+     * Writers on several threads release chunks and queue a patch for each right after, as TraceWriter
+     * does, while the commit thread commits continually. The sink checks every patch against the chunks
+     * committed so far: its chunk must have gone out in the same request or an earlier one.
+     */
+    @Test
+    void patchesNeverGoOutBeforeTheirChunkUnderConcurrentWriters() throws Exception {
+        int threads = 4;
+        int slotsPerThread = 14;
+        int pages = threads; // thread t owns page t's 14 chunk slots
+        int rounds = 3000;
+        AtomicIntegerArray releasedGeneration = new AtomicIntegerArray(pages * 14);
+        AtomicIntegerArray committedGeneration = new AtomicIntegerArray(pages * 14);
+        List<String> violations = new CopyOnWriteArrayList<>();
+        RecordingSink acks = new RecordingSink();
+        CommitSink checking = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                for (int i = 0; i < request.size(); i++) {
+                    int slot = request.page(i) * 14 + request.chunk(i);
+                    committedGeneration.set(slot, releasedGeneration.get(slot));
+                }
+                for (CommitRequest.Patch p : request.patches()) {
+                    int slot = p.writerId() * 14 + (p.chunkId() & 0xFF);
+                    int generation = p.chunkId() >>> 8;
+                    if (committedGeneration.get(slot) < generation) {
+                        violations.add("patch for slot " + slot + " generation " + generation + " before its chunk");
+                    }
+                }
+            }
+
+            @Override
+            public void flushComplete(long requestId) {
+                acks.flushComplete(requestId);
+            }
+        };
+        try (ChunkCommitter committer = new ChunkCommitter(pages, checking, 1, "test-commit")) {
+            committer.start();
+            List<CompletableFuture<Void>> writers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int page = t;
+                writers.add(CompletableFuture.runAsync(() -> {
+                    for (int generation = 1; generation <= rounds; generation++) {
+                        for (int index = 0; index < slotsPerThread; index++) {
+                            int slot = page * 14 + index;
+                            // A slot is released again only after its previous chunk was committed.
+                            while (committedGeneration.get(slot) != generation - 1) {
+                                Thread.onSpinWait();
+                            }
+                            releasedGeneration.set(slot, generation);
+                            committer.chunkReleased(page, index, 0);
+                            committer.patch(patch(page, generation << 8 | index));
+                        }
+                    }
+                }));
+            }
+            CompletableFuture.allOf(writers.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS); // liveness
+            acks.flushAndWait(committer, 1);
+        }
+        assertEquals(List.of(), violations);
+    }
+
+    @Test
+    void requestsTheSinkReleasesAreReusedWithoutStaleChunksOrPatches() throws Exception {
+        RecordingSink recorder = new RecordingSink();
+        java.util.Set<CommitRequest> distinct = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        int[] requests = {0};
+        CommitSink releasing = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                recorder.commit(request);
+                distinct.add(request);
+                requests[0]++;
+                request.release();
+            }
+
+            @Override
+            public void flushComplete(long requestId) {
+                recorder.flushComplete(requestId);
+            }
+        };
+        try (ChunkCommitter committer = new ChunkCommitter(4, releasing, 60_000, "test-commit")) {
+            committer.start();
+            List<String> expectedChunks = new ArrayList<>();
+            List<String> expectedPatches = new ArrayList<>();
+            for (int round = 0; round < 100; round++) {
+                committer.chunkReleased(round % 4, round % 14, round);
+                expectedChunks.add(round % 4 + ":" + round % 14 + ":" + round);
+                if (round % 3 == 0) {
+                    committer.patch(patch(1, round));
+                    expectedPatches.add("patch:1:" + round);
+                }
+                recorder.flushAndWait(committer, round + 1);
+            }
+            assertEquals(expectedChunks, recorder.commits, "each chunk exactly once");
+            assertEquals(expectedPatches, recorder.patches, "each patch exactly once");
+            assertTrue(distinct.size() < requests[0], "released requests were reused: " + distinct.size() + " objects for "
+                    + requests[0] + " requests");
         }
     }
 }
