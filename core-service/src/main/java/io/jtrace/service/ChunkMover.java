@@ -78,7 +78,8 @@ final class ChunkMover {
     /**
      * At the end of a session: copies chunks still held by its writers, up to their last finished
      * packet (the count each writer publishes with a release store), so data of threads that went quiet
-     * is not lost; and moves chunks released but never committed (a producer whose flush timed out).
+     * is not lost; and copies chunks released but not committed yet (a producer whose flush timed out,
+     * or a commit still in flight).
      */
     void scrape(ProducerState producer, TracingSession session) {
         SharedMemoryAbi abi = producer.abi;
@@ -106,15 +107,13 @@ final class ChunkMover {
                 if (target == null || bufferOwners.get(target) != session) {
                     continue;
                 }
-                if (state == ChunkState.COMPLETE) {
-                    move(producer, page, chunk, target);
-                    continue;
-                }
+                // Copied, never freed: a COMPLETE chunk's commit may still be on its way, and the chunk
+                // stays the producer's to hand over; that later commit finds it where it expects it.
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
                     buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
                             ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                            payloadSize(abi, layout), false);
+                            payloadSize(abi, layout), state == ChunkState.COMPLETE);
                 }
             }
         }

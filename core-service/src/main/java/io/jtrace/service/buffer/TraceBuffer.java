@@ -69,11 +69,12 @@ public final class TraceBuffer {
         /** Start of a packet whose rest is in the next chunk, or null. */
         byte[] pendingFragment;
         /**
-         * A chunk older than every stored one was lost (the usual ring overwrite): the next chunk read
-         * reports it. One flag, not a set of ordinals, so a ring buffer never read stays bounded.
+         * A run of consecutive chunks lost below every stored one (the usual ring overwrite), or -1s:
+         * bounded, so a ring buffer never read keeps no growing record of what it overwrote.
          */
-        boolean lostBeforeStored;
-        /** Lost chunks between stored ones (out-of-order commits meeting overwrites): rare and few. */
+        long lostRunFrom = -1;
+        long lostRunTo = -1;
+        /** Other lost chunks (out-of-order commits meeting overwrites): rare and few. */
         final TreeSet<Long> lostOrdinals = new TreeSet<>();
 
         SequenceState(SequenceKey key) {
@@ -84,11 +85,42 @@ public final class TraceBuffer {
         void lost(long ordinal) {
             if (nextOrdinal >= 0 && ordinal < nextOrdinal) {
                 lossPending = true;
-            } else if (chunks.isEmpty() || ordinal < chunks.first().ordinal) {
-                lostBeforeStored = true;
-            } else {
+            } else if (lostRunFrom < 0) {
+                lostRunFrom = ordinal;
+                lostRunTo = ordinal;
+            } else if (ordinal == lostRunTo + 1) {
+                lostRunTo = ordinal;
+            } else if (ordinal == lostRunFrom - 1) {
+                lostRunFrom = ordinal;
+            } else if (ordinal < lostRunFrom || ordinal > lostRunTo) {
                 lostOrdinals.add(ordinal);
             }
+        }
+
+        /** How many of the ordinals in [from, to) are known to be lost. */
+        long lostBetween(long from, long to) {
+            long run = lostRunFrom < 0 ? 0 : Math.max(0, Math.min(to, lostRunTo + 1) - Math.max(from, lostRunFrom));
+            return run + lostOrdinals.subSet(from, to).size();
+        }
+
+        /** Forgets losses below {@code ordinal}; returns whether there were any. */
+        boolean takeLossesBefore(long ordinal) {
+            boolean any = false;
+            SortedSet<Long> before = lostOrdinals.headSet(ordinal);
+            if (!before.isEmpty()) {
+                before.clear();
+                any = true;
+            }
+            if (lostRunFrom >= 0 && lostRunFrom < ordinal) {
+                any = true;
+                if (lostRunTo < ordinal) {
+                    lostRunFrom = -1;
+                    lostRunTo = -1;
+                } else {
+                    lostRunFrom = ordinal + 1;
+                }
+            }
+            return any;
         }
     }
 
@@ -311,10 +343,7 @@ public final class TraceBuffer {
                 if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
                     break;
                 }
-                SortedSet<Long> lostBefore = seq.lostOrdinals.headSet(chunk.ordinal);
-                if (!lostBefore.isEmpty() || gap || seq.lostBeforeStored) {
-                    lostBefore.clear();
-                    seq.lostBeforeStored = false;
+                if (seq.takeLossesBefore(chunk.ordinal) || gap) {
                     seq.lossPending = true;
                     seq.pendingFragment = null;
                 }
@@ -336,8 +365,7 @@ public final class TraceBuffer {
 
     /** Every chunk between the last one read and {@code chunk} is known to be lost. */
     private static boolean knownLost(SequenceState seq, ChunkRecord chunk) {
-        return (seq.lostBeforeStored && chunk.ordinal == seq.chunks.first().ordinal)
-                || seq.lostOrdinals.subSet(seq.nextOrdinal, chunk.ordinal).size() == chunk.ordinal - seq.nextOrdinal;
+        return seq.lostBetween(seq.nextOrdinal, chunk.ordinal) == chunk.ordinal - seq.nextOrdinal;
     }
 
     private long readChunk(ChunkRecord chunk, SequenceState seq, int sequenceId, int pid, int uid, PacketSink sink) {

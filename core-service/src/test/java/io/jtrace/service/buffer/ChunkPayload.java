@@ -31,6 +31,22 @@ final class ChunkPayload {
         return this;
     }
 
+    /** A drop marker: a frame of size 0x0FFFFFFF and no bytes, as a writer leaves where it lost packets. */
+    ChunkPayload dropMarker() {
+        int size = WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE);
+        out.write(size & 0xFF);
+        out.write(size >>> 8 & 0xFF);
+        out.write(size >>> 16 & 0xFF);
+        out.write(size >>> 24 & 0xFF);
+        count++;
+        return this;
+    }
+
+    /** Bytes of payload so far: the offset the next frame's size field will be at. */
+    int size() {
+        return out.size();
+    }
+
     ChunkPayload packet(TracePacket packet) {
         return frame(packet.toByteArray());
     }

@@ -73,7 +73,17 @@ class TraceBufferTest {
         return buffer.copyChunk(PRODUCER, writer, chunkId, c.packetsWord(), c.bytesPaddedTo(size), true);
     }
 
-    private static List<TracePacket> readAll(TraceBuffer buffer) {
+    /** A read after the session ended: everything stored is read, whatever is missing is reported lost. */
+    private static List<TracePacket> readFinal(TraceBuffer buffer) {
+        return read(buffer, true);
+    }
+
+    /** A read while the session still runs: each sequence stops where more data may yet arrive. */
+    private static List<TracePacket> readWhileTracing(TraceBuffer buffer) {
+        return read(buffer, false);
+    }
+
+    private static List<TracePacket> read(TraceBuffer buffer, boolean sessionEnded) {
         List<TracePacket> packets = new ArrayList<>();
         long delivered = buffer.readAll(IDENTITY, (bytes, offset, length) -> {
             try {
@@ -81,7 +91,7 @@ class TraceBufferTest {
             } catch (InvalidProtocolBufferException e) {
                 fail("the buffer delivered a packet that does not parse: " + e);
             }
-        });
+        }, sessionEnded);
         assertEquals(packets.size(), delivered, "readAll's return value counts the packets delivered");
         return packets;
     }
@@ -130,7 +140,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 0, chunkOf("c0-a", "c0-b")));
         assertTrue(commit(buffer, 1, 1, chunkOf("c1-a")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("c0-a", "c0-b", "c1-a", "c2-a", "c2-b"), names(packets));
         assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "no loss: every chunk is there");
@@ -145,7 +155,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 0, chunkOf("0")));
         assertTrue(commit(buffer, 1, 1, chunkOf("1")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("fffffffe", "ffffffff", "0", "1"), names(packets));
         assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "the wrap is not a gap");
@@ -159,7 +169,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 1, chunkOf("1")));
         assertTrue(commit(buffer, 1, 0xFFFFFFFE, chunkOf("fffffffe")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("fffffffe", "ffffffff", "0", "1"), names(packets));
         assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
@@ -174,7 +184,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 0, chunkOf("w1-c0")));
         assertTrue(commit(buffer, 2, 1, chunkOf("w2-c1")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("w1-c0", "w1-c1"), names(onSequence(packets, PRODUCER, 1)));
         assertEquals(List.of("w2-c0", "w2-c1"), names(onSequence(packets, PRODUCER, 2)));
@@ -191,7 +201,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, PRODUCER, 7, 0, chunkOf("p1-w7")));
         assertTrue(commit(buffer, OTHER_PRODUCER, 1, 0, chunkOf("p2-w1")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(3, packets.size());
         TracePacket p1w1 = named(packets, "p1-w1");
@@ -219,7 +229,7 @@ class TraceBufferTest {
                 .build();
         assertTrue(commit(buffer, 3, 0, chunk().packet(pkt("before")).packet(forged).packet(pkt("after"))));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("before", "after"), names(packets));
         assertEquals(1, buffer.counters().invalidPackets());
@@ -256,7 +266,7 @@ class TraceBufferTest {
         hostile[forgedFields.length + 2] = (byte) trailerSize; // the open field swallows the trailer
         assertTrue(commit(buffer, writer, 0, chunk().frame(hostile).packet(pkt("honest"))));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         for (TracePacket p : packets) {
             assertEquals(IDENTITY.uid(PRODUCER), p.getTrustedUid(), "trusted_uid forged by the producer: " + p);
@@ -274,11 +284,11 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 1, chunkOf("w1-2")));
         assertTrue(commit(buffer, 2, 0, chunkOf("w2-0", "w2-1")));
 
-        List<TracePacket> first = readAll(buffer);
+        List<TracePacket> first = readWhileTracing(buffer);
 
         assertTrue(commit(buffer, 1, 2, chunkOf("w1-3")));
         assertTrue(commit(buffer, 2, 1, chunkOf("w2-2")));
-        List<TracePacket> second = readAll(buffer);
+        List<TracePacket> second = readFinal(buffer);
 
         List<String> flagged = new ArrayList<>();
         for (TracePacket p : first) {
@@ -307,7 +317,7 @@ class TraceBufferTest {
                 .frame(Arrays.copyOfRange(bytes, cut, bytes.length)).firstContinuesFromPrev()
                 .packet(pkt("after"))));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("before", "spanning", "after"), names(packets));
         assertEquals(big, withoutServiceFields(packets.get(1)));
@@ -330,7 +340,7 @@ class TraceBufferTest {
                 .frame(Arrays.copyOfRange(bytes, cut2, bytes.length)).firstContinuesFromPrev()
                 .packet(pkt("after"))));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("before", "three-chunks", "after"), names(packets));
         assertEquals(big, withoutServiceFields(packets.get(1)));
@@ -346,11 +356,11 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 0, chunkOf("before")
                 .frame(Arrays.copyOfRange(bytes, 0, cut)).lastContinuesOnNext()));
 
-        assertEquals(List.of("before"), names(readAll(buffer)), "the unfinished packet is held back");
+        assertEquals(List.of("before"), names(readWhileTracing(buffer)), "the unfinished packet is held back");
 
         assertTrue(commit(buffer, 1, 1, chunk()
                 .frame(Arrays.copyOfRange(bytes, cut, bytes.length)).firstContinuesFromPrev()));
-        List<TracePacket> second = readAll(buffer);
+        List<TracePacket> second = readFinal(buffer);
 
         assertEquals(1, second.size());
         assertEquals(big, withoutServiceFields(second.get(0)));
@@ -364,7 +374,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 5, chunk().frame(tail).firstContinuesFromPrev()
                 .packet(pkt("next")).packet(pkt("later"))));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("next", "later"), names(packets), "the orphan tail is not delivered");
         assertEquals(1, packets.get(0).getPreviousPacketDropped());
@@ -379,7 +389,7 @@ class TraceBufferTest {
         // chunk 2 never arrives
         assertTrue(commit(buffer, 1, 3, chunkOf("c3-a", "c3-b")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("c0-a", "c0-b", "c1", "c3-a", "c3-b"), names(packets));
         assertEquals(1, named(packets, "c3-a").getPreviousPacketDropped());
@@ -399,7 +409,7 @@ class TraceBufferTest {
                 .frame(Arrays.copyOfRange(bytes, 120, bytes.length)).firstContinuesFromPrev()
                 .packet(pkt("after"))));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("before", "after"), names(packets), "head + tail without the middle is not a packet");
         assertEquals(1, named(packets, "after").getPreviousPacketDropped());
@@ -422,7 +432,7 @@ class TraceBufferTest {
         assertEquals(CHUNK_BYTES, stats.getBytesOverwritten());
         assertTrue(buffer.used() <= buffer.capacity());
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("a1", "a2"), names(onSequence(packets, PRODUCER, 1)), "a0 was the oldest");
         assertEquals(List.of("b0"), names(onSequence(packets, PRODUCER, 2)));
@@ -438,7 +448,7 @@ class TraceBufferTest {
             assertTrue(commitPadded(buffer, 1, id, chunkOf("a" + id), CHUNK_BYTES));
         }
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("a7", "a8", "a9"), names(packets));
         assertEquals(7, stats(buffer).getChunksOverwritten());
@@ -459,7 +469,7 @@ class TraceBufferTest {
         TraceStats.BufferStats stats = stats(buffer);
         assertEquals(2, stats.getChunksDiscarded());
         assertEquals(0, stats.getChunksOverwritten());
-        assertEquals(List.of("a0", "a1", "a2"), names(readAll(buffer)));
+        assertEquals(List.of("a0", "a1", "a2"), names(readFinal(buffer)));
     }
 
     /**
@@ -475,9 +485,9 @@ class TraceBufferTest {
         assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
         assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
 
-        List<TracePacket> kept = readAll(buffer);
+        List<TracePacket> kept = readWhileTracing(buffer);
         assertTrue(commitPadded(buffer, 1, 4, chunkOf("a4"), CHUNK_BYTES));
-        List<TracePacket> after = readAll(buffer);
+        List<TracePacket> after = readFinal(buffer);
 
         assertEquals(List.of("a0", "a1", "a2"), names(kept));
         for (TracePacket p : kept) {
@@ -499,7 +509,7 @@ class TraceBufferTest {
         assertEquals(usedBefore, buffer.used(), "nothing was evicted to make room for it");
         TraceStats.BufferStats stats = stats(buffer);
         assertTrue(stats.getChunksDiscarded() + stats.getAbiViolations() >= 1, "the refusal is counted: " + stats);
-        assertEquals(List.of("small"), names(readAll(buffer)));
+        assertEquals(List.of("small"), names(readFinal(buffer)));
     }
 
     // ------------------------------------------------------------------ re-commit, empty packets
@@ -513,7 +523,7 @@ class TraceBufferTest {
         assertTrue(buffer.copyChunk(PRODUCER, 1, 0, whole.packetsWord(), whole.bytesPaddedTo(CHUNK_BYTES), true));
         assertTrue(commit(buffer, 1, 1, chunkOf("p3")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("p0", "p1", "p2", "p3"), names(packets));
         assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
@@ -527,7 +537,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 1, 0, chunk().frame(new byte[0]).packet(pkt("x"))
                 .frame(new byte[0]).frame(new byte[0]).packet(pkt("y")).frame(new byte[0])));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("x", "y"), names(packets));
         assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "an empty packet is not a loss");
@@ -564,7 +574,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, OTHER_PRODUCER, good, 0, chunkOf("o0")));
         assertTrue(commit(buffer, bad, 1, chunkOf("bad-next")));
 
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(1, stats(buffer).getAbiViolations());
         List<TracePacket> goodPackets = onSequence(packets, PRODUCER, good);
@@ -589,7 +599,7 @@ class TraceBufferTest {
 
         assertEquals(1, stats(buffer).getAbiViolations());
         assertEquals(0, buffer.used());
-        assertTrue(readAll(buffer).isEmpty());
+        assertTrue(readFinal(buffer).isEmpty());
     }
 
     @Test
@@ -598,7 +608,7 @@ class TraceBufferTest {
 
         assertTrue(commit(buffer, 32767, 0, chunkOf("max")));
 
-        assertEquals(List.of("max"), names(readAll(buffer)));
+        assertEquals(List.of("max"), names(readFinal(buffer)));
     }
 
     // ------------------------------------------------------------------ reading
@@ -611,8 +621,8 @@ class TraceBufferTest {
         assertTrue(buffer.copyChunk(PRODUCER, 1, 0, chunkOf("a", "b").packetsWord(), c0, true));
         assertTrue(buffer.copyChunk(PRODUCER, 2, 0, chunkOf("c").packetsWord(), c1, true));
 
-        assertEquals(3, readAll(buffer).size());
-        List<TracePacket> again = readAll(buffer);
+        assertEquals(3, readWhileTracing(buffer).size());
+        List<TracePacket> again = readFinal(buffer);
 
         assertTrue(again.isEmpty(), "a second read delivers nothing");
         assertEquals(0, buffer.used());
@@ -628,11 +638,11 @@ class TraceBufferTest {
         TraceBuffer buffer = new TraceBuffer(2 * CHUNK_BYTES, TraceBuffer.Policy.RING);
         assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
         assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
-        assertEquals(List.of("a0", "a1"), names(readAll(buffer)));
+        assertEquals(List.of("a0", "a1"), names(readWhileTracing(buffer)));
 
         assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
         assertTrue(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
-        List<TracePacket> packets = readAll(buffer);
+        List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("a2", "a3"), names(packets));
         assertEquals(0, stats(buffer).getChunksOverwritten());
