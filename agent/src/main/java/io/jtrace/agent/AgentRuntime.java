@@ -20,6 +20,7 @@ import java.util.List;
  * its data sources. One per JVM, created on the first premain/agentmain.
  */
 final class AgentRuntime {
+    static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
     private static AgentRuntime instance;
 
     private final TracingService service;
@@ -62,6 +63,10 @@ final class AgentRuntime {
                 .addBuffers(TraceConfig.BufferConfig.newBuilder()
                         .setSizeKb((int) Math.min(Integer.MAX_VALUE, options.bufferBytes() / 1024))
                         .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
+        // Ring buffers overwrite the oldest data, including each thread's interned names: have every
+        // sequence write them again every few seconds so an overwritten trace still decodes.
+        config.setIncrementalStateConfig(TraceConfig.IncrementalStateConfig.newBuilder()
+                .setClearPeriodMs(INCREMENTAL_STATE_CLEAR_PERIOD_MS));
         if (options.durationMillis() > 0) {
             config.setDurationMs((int) Math.min(Integer.MAX_VALUE, options.durationMillis()));
         }

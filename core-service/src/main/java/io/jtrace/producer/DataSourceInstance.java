@@ -12,4 +12,10 @@ public interface DataSourceInstance {
 
     /** Stop producing data; flush what is written. No packet may be written after this returns. */
     void stop();
+
+    /**
+     * Interned data and descriptors written so far may be gone (a ring buffer overwrote them): write
+     * them again before they are next referred to. Sources without incremental state ignore this.
+     */
+    default void clearIncrementalState() {}
 }

@@ -150,6 +150,18 @@ public final class ProducerClient implements Producer, AutoCloseable {
     }
 
     @Override
+    public void clearIncrementalState(long[] instanceIds) {
+        run(() -> {
+            for (long id : instanceIds) {
+                DataSourceInstance instance = instances.get(id);
+                if (instance != null) {
+                    instance.clearIncrementalState();
+                }
+            }
+        });
+    }
+
+    @Override
     public void onDisconnect() {
         run(() -> {
             for (DataSourceInstance instance : instances.values()) {

@@ -30,5 +30,12 @@ public interface Producer {
      */
     void flush(long requestId, long[] instanceIds);
 
+    /**
+     * The given instances should start their incremental state (interned data, descriptors) over, so
+     * the trace stays decodable after older data was overwritten. Periodic, from the config's
+     * {@code incremental_state_config.clear_period_ms}.
+     */
+    default void clearIncrementalState(long[] instanceIds) {}
+
     void onDisconnect();
 }

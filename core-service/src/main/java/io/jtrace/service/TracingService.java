@@ -308,6 +308,11 @@ public final class TracingService implements AutoCloseable {
                 }
             }), c.getFlushPeriodMs(), c.getFlushPeriodMs(), TimeUnit.MILLISECONDS));
         }
+        long clearPeriod = c.getIncrementalStateConfig().getClearPeriodMs();
+        if (clearPeriod > 0) {
+            session.timers.add(taskRunner.scheduleAtFixedRate(() -> post(() -> clearIncrementalState(session)),
+                    clearPeriod, clearPeriod, TimeUnit.MILLISECONDS));
+        }
         if (session.file != null) {
             long period = c.getFileWritePeriodMs() > 0
                     ? Math.max(MIN_FILE_WRITE_PERIOD_MS, c.getFileWritePeriodMs()) : DEFAULT_FILE_WRITE_PERIOD_MS;
@@ -322,6 +327,29 @@ public final class TracingService implements AutoCloseable {
                 session.started.complete(session.id);
             }
         }), startTimeout, TimeUnit.MILLISECONDS));
+    }
+
+    private void clearIncrementalState(TracingSession session) {
+        if (session.state != TracingSession.State.STARTED) {
+            return;
+        }
+        for (Map.Entry<Integer, long[]> e : instancesByProducer(session).entrySet()) {
+            producers.get(e.getKey()).callbacks.clearIncrementalState(e.getValue());
+        }
+    }
+
+    /** The session's instances on connected producers, by producer id. */
+    private Map<Integer, long[]> instancesByProducer(TracingSession session) {
+        Map<Integer, List<Long>> byProducer = new LinkedHashMap<>();
+        for (TracingSession.Instance instance : session.instances) {
+            ProducerState producer = producers.get(instance.producerId);
+            if (producer != null && producer.connected) {
+                byProducer.computeIfAbsent(producer.id, k -> new ArrayList<>()).add(instance.id);
+            }
+        }
+        Map<Integer, long[]> result = new LinkedHashMap<>();
+        byProducer.forEach((id, ids) -> result.put(id, ids.stream().mapToLong(Long::longValue).toArray()));
+        return result;
     }
 
     private static boolean matchesFilter(TraceConfig.DataSource ds, ProducerState producer) {
@@ -470,13 +498,7 @@ public final class TracingService implements AutoCloseable {
     // ------------------------------------------------------------------ flush
 
     private CompletableFuture<Boolean> flush(TracingSession session, long timeoutMillis) {
-        Map<Integer, List<Long>> byProducer = new LinkedHashMap<>();
-        for (TracingSession.Instance instance : session.instances) {
-            ProducerState producer = producers.get(instance.producerId);
-            if (producer != null && producer.connected) {
-                byProducer.computeIfAbsent(producer.id, k -> new ArrayList<>()).add(instance.id);
-            }
-        }
+        Map<Integer, long[]> byProducer = instancesByProducer(session);
         session.flushesRequested++;
         long requestId = nextFlushId++;
         TracingSession.PendingFlush pending = new TracingSession.PendingFlush(requestId, new ArrayList<>(byProducer.keySet()));
@@ -486,9 +508,8 @@ public final class TracingService implements AutoCloseable {
             return pending.result;
         }
         session.pendingFlushes.put(requestId, pending);
-        for (Map.Entry<Integer, List<Long>> e : byProducer.entrySet()) {
-            long[] ids = e.getValue().stream().mapToLong(Long::longValue).toArray();
-            producers.get(e.getKey()).callbacks.flush(requestId, ids);
+        for (Map.Entry<Integer, long[]> e : byProducer.entrySet()) {
+            producers.get(e.getKey()).callbacks.flush(requestId, e.getValue());
         }
         taskRunner.schedule(() -> post(() -> {
             if (session.pendingFlushes.remove(requestId) != null) {

@@ -15,6 +15,7 @@ final class ScriptedProducer implements Producer {
     final BlockingQueue<Long> started = new LinkedBlockingQueue<>();
     final BlockingQueue<Long> stopped = new LinkedBlockingQueue<>();
     final BlockingQueue<Long> flushes = new LinkedBlockingQueue<>();
+    final BlockingQueue<long[]> clears = new LinkedBlockingQueue<>();
 
     static ScriptedProducer connect(TracingService service, DataSourceDescriptor descriptor) {
         ScriptedProducer producer = new ScriptedProducer();
@@ -48,6 +49,11 @@ final class ScriptedProducer implements Producer {
         if (answerFlushes) {
             endpoint.flushComplete(requestId);
         }
+    }
+
+    @Override
+    public void clearIncrementalState(long[] instanceIds) {
+        clears.add(instanceIds);
     }
 
     @Override

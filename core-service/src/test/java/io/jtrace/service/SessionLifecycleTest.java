@@ -100,6 +100,24 @@ class SessionLifecycleTest {
     }
 
     @Test
+    void incrementalStateIsClearedPeriodicallyOnEveryInstanceOfTheSession() throws Exception {
+        ScriptedProducer producer = ScriptedProducer.connect(service, DataSourceDescriptor.named("src"));
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        await(consumer.enableTracing(config("src").setIncrementalStateConfig(
+                TraceConfig.IncrementalStateConfig.newBuilder().setClearPeriodMs(20)).build()));
+        long instance = producer.started.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        for (int i = 0; i < 3; i++) {
+            long[] ids = producer.clears.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(ids, "periodic clear " + i);
+            assertEquals(List.of(instance), java.util.Arrays.stream(ids).boxed().collect(java.util.stream.Collectors.toList()));
+        }
+        await(consumer.disableTracing());
+        producer.clears.clear();
+        roundTrip(consumer);
+        assertTrue(producer.clears.isEmpty(), "no clears once the session stopped");
+    }
+
+    @Test
     void aSecondSessionWithTheSameUniqueNameIsRefused() throws Exception {
         ScriptedProducer.connect(service, DataSourceDescriptor.named("src"));
         ConsumerEndpoint first = service.connectConsumer(error -> { });

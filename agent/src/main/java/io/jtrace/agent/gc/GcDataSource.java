@@ -46,6 +46,11 @@ public final class GcDataSource implements DataSource {
             public void stop() {
                 recorder.stop();
             }
+
+            @Override
+            public void clearIncrementalState() {
+                recorder.clearIncrementalState();
+            }
         };
     }
 }

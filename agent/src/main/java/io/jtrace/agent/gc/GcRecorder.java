@@ -52,6 +52,9 @@ final class GcRecorder implements NotificationListener {
     private long baselineCollections;
     private long seen;
     private boolean stopped;
+    /** Set by the producer thread, read by the notification thread: start the sequence's state over. */
+    private volatile boolean clearRequested;
+    private long drops;
 
     GcRecorder(ProcessTrack process, DataSourceContext context, List<GarbageCollectorMXBean> collectors) {
         this.process = process;
@@ -63,10 +66,7 @@ final class GcRecorder implements NotificationListener {
 
     synchronized void start() {
         writer = context.newTraceWriter();
-        ProtoWriter p = writer.beginPacket();
-        SequenceHeader.write(p, 0);
-        writer.endPacket();
-        process.writeProcessDescriptor(writer);
+        writeSequenceHeader();
         baselineCollections = totalCollections();
         for (GarbageCollectorMXBean collector : collectors) {
             if (collector instanceof NotificationEmitter) {
@@ -75,6 +75,21 @@ final class GcRecorder implements NotificationListener {
                 subscribed.add(emitter);
             }
         }
+    }
+
+    /** The sequence header (clock defaults, process track); GC tracks are described again as they come up. */
+    private void writeSequenceHeader() {
+        ProtoWriter p = writer.beginPacket();
+        SequenceHeader.write(p, 0);
+        writer.endPacket();
+        process.writeProcessDescriptor(writer);
+        trackUuids.clear();
+        clearRequested = false;
+        drops = writer.droppedPackets();
+    }
+
+    void clearIncrementalState() {
+        clearRequested = true;
     }
 
     synchronized void flush() {
@@ -144,6 +159,9 @@ final class GcRecorder implements NotificationListener {
     }
 
     private void write(GarbageCollectionNotificationInfo info) {
+        if (clearRequested || drops != writer.droppedPackets()) {
+            writeSequenceHeader();
+        }
         GcInfo gc = info.getGcInfo();
         long track = trackUuids.computeIfAbsent(info.getGcName(), name -> {
             long uuid = process.namedUuid("gc:" + name);

@@ -15,6 +15,10 @@ final class ThreadState {
     final long tid = OsThreadId.current();
     ActiveSession session;
     TraceWriter writer;
+    /** The session's incremental-state generation this sequence last started from. */
+    int generation;
+    /** The writer's drop count when this sequence's incremental state was last written. */
+    long drops;
     final HashMap<String, Integer> nameIids = new HashMap<>();
     final IdentityHashMap<Category, Integer> categoryIids = new IdentityHashMap<>();
     final HashMap<String, Long> counterTracks = new HashMap<>();
@@ -61,6 +65,11 @@ final class ThreadState {
         }
         session = next;
         writer = next.context().newTraceWriter();
+        clearIncrementalState();
+    }
+
+    /** Forgets what was interned and described on this sequence; the caller writes a new header. */
+    void clearIncrementalState() {
         nameIids.clear();
         categoryIids.clear();
         lastName = null;

@@ -84,6 +84,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             }
 
             @Override
+            public void clearIncrementalState() {
+                session.clearIncrementalState();
+            }
+
+            @Override
             public void stop() {
                 if (active != session) {
                     return;
@@ -113,12 +118,24 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         ThreadState t = threads.get();
         if (t.session != session) {
             t.rebind(session);
-            ProtoWriter p = t.writer.beginPacket();
-            SequenceHeader.write(p, process.threadUuid(t.tid));
-            process.writeThreadDescriptor(p, t.tid, Thread.currentThread().getName());
-            t.writer.endPacket();
+            writeSequenceHeader(t);
+        } else if (t.generation != session.generation() || t.drops != t.writer.droppedPackets()) {
+            // The service asked for it, or this writer lost packets: whatever this sequence interned or
+            // described may be gone from the trace, so start over. Without this, trace_processor would
+            // drop every later event of the thread that refers to lost interned names.
+            t.clearIncrementalState();
+            writeSequenceHeader(t);
         }
         return t;
+    }
+
+    private void writeSequenceHeader(ThreadState t) {
+        ProtoWriter p = t.writer.beginPacket();
+        SequenceHeader.write(p, process.threadUuid(t.tid));
+        process.writeThreadDescriptor(p, t.tid, Thread.currentThread().getName());
+        t.writer.endPacket();
+        t.generation = t.session.generation();
+        t.drops = t.writer.droppedPackets();
     }
 
     @Override

@@ -1,0 +1,157 @@
+package io.jtrace.agent.trackevent;
+
+import io.jtrace.producer.DataSourceContext;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.service.buffer.SequenceIdentity;
+import io.jtrace.service.buffer.TraceBuffer;
+import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.abi.ChunkState;
+import io.jtrace.shm.abi.PageHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.writer.ChunkArbiter;
+import io.jtrace.shm.writer.ChunkCommitter;
+import io.jtrace.shm.writer.CommitRequest;
+import io.jtrace.shm.writer.CommitSink;
+import io.jtrace.shm.writer.TraceWriter;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A data source context over a small SMB whose commits the test moves into a real TraceBuffer when it
+ * chooses ({@link #drain}): until then the SMB fills and writers drop packets, deterministically.
+ */
+final class RecordingContext implements DataSourceContext, AutoCloseable {
+    private final SharedMemoryAbi abi;
+    private final ChunkCommitter committer;
+    private final ChunkArbiter arbiter;
+    private final ConcurrentLinkedQueue<CommitRequest> commits = new ConcurrentLinkedQueue<>();
+    private final TraceBuffer buffer = new TraceBuffer(16L * 1024 * 1024, TraceBuffer.Policy.DISCARD);
+    private volatile CountDownLatch flushed;
+
+    RecordingContext(Path dir, int smbSize) throws Exception {
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, smbSize, 4096);
+        abi = new SharedMemoryAbi(smb);
+        committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                commits.add(request);
+            }
+
+            @Override
+            public void flushComplete(long requestId) {
+                flushed.countDown();
+            }
+        }, 1, "test-commit");
+        committer.start();
+        arbiter = new ChunkArbiter(abi, committer);
+    }
+
+    @Override
+    public TraceWriter newTraceWriter() {
+        return new TraceWriter(arbiter, 1);
+    }
+
+    @Override
+    public int targetBuffer() {
+        return 1;
+    }
+
+    @Override
+    public long instanceId() {
+        return 1;
+    }
+
+    /** Waits until everything released so far is committed, then moves it into the buffer (freeing the SMB). */
+    void drain() throws Exception {
+        flushed = new CountDownLatch(1);
+        committer.requestFlush(System.nanoTime());
+        if (!flushed.await(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("the commit thread did not answer the flush");
+        }
+        CommitRequest request;
+        while ((request = commits.poll()) != null) {
+            for (int i = 0; i < request.size(); i++) {
+                int page = request.page(i);
+                int chunk = request.chunk(i);
+                abi.tryAcquireChunkForReading(page, chunk);
+                PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+                int offset = abi.chunkOffset(page, layout, chunk);
+                int word = abi.readWriterAndPackets(offset);
+                buffer.copyChunk(1, ChunkHeader.writerId(word), abi.readChunkId(offset), ChunkHeader.packetsWordOf(word),
+                        abi.smb().buffer(), offset + ChunkHeader.SIZE, layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, true);
+                abi.releaseChunkAsFree(page, chunk);
+            }
+            for (CommitRequest.Patch p : request.patches()) {
+                buffer.applyPatch(1, p.writerId(), p.chunkId(), p.offset(), p.value(), p.hasMorePatches());
+            }
+        }
+    }
+
+    long droppedPackets() {
+        return arbiter.droppedPackets();
+    }
+
+    /**
+     * Everything in the buffer, in per-sequence order, as the service would deliver it at the end:
+     * chunks writers still hold are copied up to their last counted packet first, as the service's
+     * scrape does.
+     */
+    List<TracePacket> read() throws Exception {
+        drain();
+        for (int page = 0; page < abi.pageCount(); page++) {
+            PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+            if (layout == null || layout == PageLayout.NOT_PARTITIONED) {
+                continue;
+            }
+            for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
+                if (abi.chunkState(page, chunk) == ChunkState.BEING_WRITTEN) {
+                    int offset = abi.chunkOffset(page, layout, chunk);
+                    int word = abi.readWriterAndPackets(offset);
+                    buffer.copyChunk(1, ChunkHeader.writerId(word), abi.readChunkId(offset), ChunkHeader.packetsWordOf(word),
+                            abi.smb().buffer(), offset + ChunkHeader.SIZE,
+                            layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, false);
+                }
+            }
+        }
+        List<TracePacket> packets = new ArrayList<>();
+        List<Exception> errors = new ArrayList<>();
+        buffer.readAll(new SequenceIdentity() {
+            @Override
+            public int sequenceId(int producerId, int writerId) {
+                return 10 + writerId;
+            }
+
+            @Override
+            public int pid(int producerId) {
+                return 1;
+            }
+
+            @Override
+            public int uid(int producerId) {
+                return 1;
+            }
+        }, (bytes, offset, length) -> {
+            try {
+                packets.add(TracePacket.parseFrom(ByteBuffer.wrap(bytes, offset, length)));
+            } catch (Exception e) {
+                errors.add(e);
+            }
+        }, true);
+        if (!errors.isEmpty()) {
+            throw errors.get(0);
+        }
+        return packets;
+    }
+
+    @Override
+    public void close() {
+        committer.close();
+    }
+}

@@ -1,0 +1,146 @@
+package io.jtrace.agent.trackevent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.api.Category;
+import io.jtrace.api.TrackEvent;
+import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.EventName;
+import io.jtrace.protos.TracePacket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A thread's sequence must stay decodable when earlier packets are gone: after the service asks for
+ * it, and after the writer itself dropped packets, the sequence starts its incremental state over
+ * (sequence header, thread descriptor, names interned again).
+ */
+class TrackEventIncrementalStateTest {
+    private static final Category CAT = Category.of("incremental-test");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void clearingIncrementalStateMakesTheThreadWriteItsHeaderAndNamesAgain() throws Exception {
+        try (RecordingContext context = new RecordingContext(dir, 64 * 1024)) {
+            DataSourceInstance instance = startTrackEvent(context);
+            slice("a");
+            instance.clearIncrementalState();
+            slice("a");
+            slice("a");
+            instance.clearIncrementalState();
+            slice("a");
+            instance.stop();
+
+            List<TracePacket> sequence = threadSequence(context.read());
+            assertEquals(3, count(sequence, p -> (p.getSequenceFlags() & 1) != 0), "one header per (re)start");
+            assertEquals(3, count(sequence, p -> p.hasInternedData()), "the name is interned again after each clear");
+            assertEquals(List.of(), undecodable(sequence));
+            assertEquals(4, count(sequence, p -> p.hasTrackEvent() && p.getTrackEvent().getType()
+                    == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN));
+        }
+    }
+
+    @Test
+    void aWriterThatDroppedPacketsStartsItsIncrementalStateOver() throws Exception {
+        try (RecordingContext context = new RecordingContext(dir, 4096)) {
+            DataSourceInstance instance = startTrackEvent(context);
+            slice("first");
+            // The SMB's 4 chunks are never freed until drain(): the thread fills them, then drops.
+            for (int i = 0; i < 2000; i++) {
+                slice("filler");
+            }
+            assertTrue(context.droppedPackets() > 0, "the SMB filled up");
+            context.drain();
+            slice("after-the-loss");
+            instance.stop();
+
+            List<TracePacket> sequence = threadSequence(context.read());
+            int loss = indexOf(sequence, p -> p.getPreviousPacketDropped() != 0);
+            assertTrue(loss >= 0, "the loss is reported");
+            int header = indexOf(sequence.subList(loss, sequence.size()), p -> (p.getSequenceFlags() & 1) != 0);
+            assertTrue(header >= 0, "a new header follows the loss");
+            assertEquals(List.of(), undecodable(sequence.subList(loss + header, sequence.size())));
+            assertTrue(names(sequence).contains("after-the-loss"));
+        }
+    }
+
+    private static DataSourceInstance startTrackEvent(RecordingContext context) {
+        TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 42));
+        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+        instance.start();
+        return instance;
+    }
+
+    private static void slice(String name) {
+        TrackEvent.begin(CAT, name);
+        TrackEvent.end(CAT);
+    }
+
+    /** The packets of the sequence that carries this thread's events (the one with slices). */
+    private static List<TracePacket> threadSequence(List<TracePacket> packets) {
+        Map<Integer, List<TracePacket>> bySequence = new HashMap<>();
+        for (TracePacket p : packets) {
+            bySequence.computeIfAbsent(p.getTrustedPacketSequenceId(), k -> new ArrayList<>()).add(p);
+        }
+        return bySequence.values().stream().filter(s -> s.stream().anyMatch(TracePacket::hasTrackEvent))
+                .findFirst().orElseThrow();
+    }
+
+    /** Events whose name iid no earlier packet since the last header interned, as trace_processor sees it. */
+    private static List<String> undecodable(List<TracePacket> sequence) {
+        Map<Long, String> interned = new HashMap<>();
+        List<String> problems = new ArrayList<>();
+        boolean cleared = false;
+        for (TracePacket p : sequence) {
+            if ((p.getSequenceFlags() & 1) != 0) {
+                interned.clear();
+                cleared = true;
+            }
+            if (p.getPreviousPacketDropped() != 0 && (p.getSequenceFlags() & 1) == 0) {
+                interned.clear();
+                cleared = false;
+            }
+            for (EventName n : p.getInternedData().getEventNamesList()) {
+                interned.put(n.getIid(), n.getName());
+            }
+            if (p.hasTrackEvent() && p.getTrackEvent().hasNameIid()
+                    && (!cleared || !interned.containsKey(p.getTrackEvent().getNameIid()))) {
+                problems.add("name iid " + p.getTrackEvent().getNameIid() + " at ts " + p.getTimestamp());
+            }
+        }
+        return problems;
+    }
+
+    private static List<String> names(List<TracePacket> sequence) {
+        List<String> names = new ArrayList<>();
+        for (TracePacket p : sequence) {
+            for (EventName n : p.getInternedData().getEventNamesList()) {
+                names.add(n.getName());
+            }
+        }
+        return names;
+    }
+
+    private static int count(List<TracePacket> packets, java.util.function.Predicate<TracePacket> test) {
+        return (int) packets.stream().filter(test).count();
+    }
+
+    private static int indexOf(List<TracePacket> packets, java.util.function.Predicate<TracePacket> test) {
+        for (int i = 0; i < packets.size(); i++) {
+            if (test.test(packets.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
