@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import org.slf4j.LoggerFactory;
 
 /**
  * Everything the agent runs in the host JVM: the embedded tracing service and this JVM's producer with
@@ -61,7 +62,7 @@ final class AgentRuntime {
     static TraceConfig traceConfig(AgentOptions options) {
         TraceConfig.Builder config = TraceConfig.newBuilder()
                 .addBuffers(TraceConfig.BufferConfig.newBuilder()
-                        .setSizeKb((int) Math.min(Integer.MAX_VALUE, options.bufferBytes() / 1024))
+                        .setSizeKb((int) (bufferBytes(options.bufferBytes(), Runtime.getRuntime().maxMemory()) / 1024))
                         .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
         // Ring buffers overwrite the oldest data, including each thread's interned names: have every
         // sequence write them again every few seconds so an overwritten trace still decodes.
@@ -78,6 +79,21 @@ final class AgentRuntime {
             config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
         }
         return config.build();
+    }
+
+    /**
+     * The trace buffer lives on the host's heap: never more than an eighth of it, so tracing cannot
+     * push the application into OutOfMemoryError.
+     */
+    static long bufferBytes(long requested, long maxHeap) {
+        long cap = Math.max(64 * 1024, maxHeap / 8);
+        if (requested > cap) {
+            LoggerFactory.getLogger(AgentRuntime.class).warn(
+                    "jtrace: buffer of {} bytes is more than an eighth of the heap ({} bytes); using {} bytes",
+                    requested, maxHeap, cap);
+            return cap;
+        }
+        return requested;
     }
 
     private static Path defaultFile() {

@@ -90,6 +90,13 @@ class AgentOptionsTest {
     }
 
     @Test
+    void theBufferNeverTakesMoreThanAnEighthOfTheHeap() {
+        assertEquals(32L << 20, AgentRuntime.bufferBytes(32L << 20, 1L << 30));
+        assertEquals(8L << 20, AgentRuntime.bufferBytes(32L << 20, 64L << 20));
+        assertEquals(64 * 1024, AgentRuntime.bufferBytes(1L << 20, 100_000));
+    }
+
+    @Test
     void noDurationMeansUntilExit() {
         assertEquals(0, AgentRuntime.traceConfig(AgentOptions.parse("start")).getDurationMs());
         assertNull(AgentOptions.parse("start").file());
