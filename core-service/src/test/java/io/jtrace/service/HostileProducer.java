@@ -20,6 +20,14 @@ final class HostileProducer implements Producer {
     volatile FileChannel file;
     final CompletableFuture<DataSourceConfig> started = new CompletableFuture<>();
 
+    /** Connects a hostile producer as {@code name} (uid, pid) that registers the data source {@code dataSource}. */
+    static HostileProducer connect(TracingService service, String name, int uid, int pid, String dataSource) {
+        HostileProducer producer = new HostileProducer();
+        producer.endpoint = service.connectProducer(producer, name, uid, pid);
+        producer.endpoint.registerDataSource(dataSource);
+        return producer;
+    }
+
     @Override
     public void onConnect() {}
 

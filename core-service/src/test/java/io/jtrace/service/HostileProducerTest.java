@@ -27,8 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,26 +45,24 @@ class HostileProducerTest {
     @TempDir
     Path smbDir;
 
-    private TracingService service;
-    private ProducerClient good;
+    @RegisterExtension
+    final Closer closer = new Closer();
 
-    @AfterEach
-    void close() {
-        if (good != null) {
-            good.close();
-        }
-        if (service != null) {
-            service.close();
-        }
+    private TracingService service;
+    /** Completed once the good producer has written all its packets. */
+    private final CompletableFuture<Void> goodDone = new CompletableFuture<>();
+
+    /** A service with a well-behaved producer connected, whose data source "good" writes GOOD_PACKETS packets. */
+    @BeforeEach
+    void startServiceWithAGoodProducer() {
+        service = closer.add(new TracingService(new ServiceConfig(256 * 1024, 4096, smbDir, 4, 1L << 30, 5000)));
+        closer.add(goodProducer(goodDone));
     }
 
     @Test
     void fuzzedChunksCommitsAndPatchesNeverHarmTheServiceOrAWellBehavedProducer() throws Exception {
         long seed = Long.getLong("jtrace.fuzz.seed", System.nanoTime());
         SplittableRandom random = new SplittableRandom(seed);
-        service = new TracingService(new ServiceConfig(256 * 1024, 4096, smbDir, 4, 1L << 30, 5000));
-        CompletableFuture<Void> goodDone = new CompletableFuture<>();
-        good = goodProducer(goodDone);
         HostileProducer hostile = connectHostile();
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         await(consumer.enableTracing(TraceConfig.newBuilder()
@@ -108,9 +107,6 @@ class HostileProducerTest {
 
     @Test
     void producerWhoseSmbIsTruncatedIsDisconnectedAndTheOthersCarryOn() throws Exception {
-        service = new TracingService(new ServiceConfig(256 * 1024, 4096, smbDir, 4, 1L << 30, 5000));
-        CompletableFuture<Void> goodDone = new CompletableFuture<>();
-        good = goodProducer(goodDone);
         HostileProducer hostile = connectHostile();
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         await(consumer.enableTracing(TraceConfig.newBuilder()
@@ -163,15 +159,12 @@ class HostileProducerTest {
     }
 
     private HostileProducer connectHostile() {
-        HostileProducer hostile = new HostileProducer();
-        hostile.endpoint = service.connectProducer(hostile, "hostile", 666, 666);
-        hostile.endpoint.registerDataSource("hostile");
-        return hostile;
+        return HostileProducer.connect(service, "hostile", 666, 666, "hostile");
     }
 
     /** A producer writing GOOD_PACKETS packets (timestamp = seq, name "good") from its own thread. */
     private ProducerClient goodProducer(CompletableFuture<Void> done) {
-        ProducerClient client = new ProducerClient("good", List.of(new TestDataSource("good",
+        return ServiceTesting.producerClient(service, "good", 1000, 1000, new TestDataSource("good",
                 (context, config) -> new DataSourceInstance() {
                     @Override
                     public void start() {
@@ -199,9 +192,7 @@ class HostileProducerTest {
 
                     @Override
                     public void stop() {}
-                })));
-        client.connect(p -> service.connectProducer(p, "good", 1000, 1000));
-        return client;
+                }));
     }
 
     /** One fuzz case: garbage or a mutated chunk written into the SMB, then a hostile commit. */

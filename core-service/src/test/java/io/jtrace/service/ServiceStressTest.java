@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,14 +87,8 @@ class ServiceStressTest {
     @TempDir
     Path smbDir;
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final Closer closer = new Closer();
 
     /**
      * STALL_THEN_DROP: writers wait up to 100 ms for a free chunk, so drops are rare. DROP: a writer drops
@@ -110,16 +104,14 @@ class ServiceStressTest {
         String run = policy + ", seed " + seed + " (replay with -Djtrace.stress.seed=" + seed + ")";
         long started = System.nanoTime();
 
-        TracingService service = new TracingService(new ServiceConfig(SMB_SIZE, PAGE_SIZE, smbDir, 4,
-                1024L * 1024 * 1024, 30_000));
-        toClose.add(service);
+        TracingService service = closer.add(new TracingService(new ServiceConfig(SMB_SIZE, PAGE_SIZE, smbDir, 4,
+                1024L * 1024 * 1024, 30_000)));
         Errors errors = new Errors();
         Verifier verifier = new Verifier(seed, errors);
         CompletableFuture<WriterThread[]> writersStarted = new CompletableFuture<>();
-        ProducerClient producer = new ProducerClient("stress-producer", List.of(new TestDataSource("stress",
-                (context, config) -> new StressInstance(context, seed, verifier, errors, writersStarted))));
-        producer.connect(p -> service.connectProducer(p, "stress-producer", PRODUCER_UID, PRODUCER_PID));
-        toClose.add(producer);
+        closer.add(ServiceTesting.producerClient(service, "stress-producer", PRODUCER_UID, PRODUCER_PID,
+                new TestDataSource("stress",
+                        (context, config) -> new StressInstance(context, seed, verifier, errors, writersStarted))));
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
 
         await(consumer.enableTracing(TraceConfig.newBuilder()

@@ -1,8 +1,11 @@
 package io.jtrace.service;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.jtrace.producer.DataSource;
+import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
@@ -29,6 +32,13 @@ final class ServiceTesting {
                 .addDataSources(TraceConfig.DataSource.newBuilder()
                         .setConfig(DataSourceConfig.newBuilder().setName(dataSource)))
                 .build();
+    }
+
+    /** A {@link ProducerClient} offering {@code source}, connected to {@code service} as {@code name} (uid, pid). */
+    static ProducerClient producerClient(TracingService service, String name, int uid, int pid, DataSource source) {
+        ProducerClient client = new ProducerClient(name, List.of(source));
+        client.connect(p -> service.connectProducer(p, name, uid, pid));
+        return client;
     }
 
     static <T> T await(Future<T> future) throws Exception {
@@ -73,6 +83,22 @@ final class ServiceTesting {
             fail("no trace_stats packet among " + packets.size() + " packets");
         }
         return stats.get(stats.size() - 1);
+    }
+
+    /**
+     * The packets tagged {@code tag} must be exactly {@link TestPackets#expected}(tag, 0..count-1), in
+     * that order (the service's own fields aside).
+     */
+    static void assertTagged(List<TracePacket> packets, long tag, int count) {
+        List<TracePacket> got = withTag(packets, tag);
+        assertEquals(count, got.size(), () -> "packets tagged " + tag + ": " + describeOrder(got, count));
+        for (int i = 0; i < count; i++) {
+            TracePacket p = got.get(i);
+            if (!TestPackets.expected(tag, i).equals(TestPackets.withoutServiceFields(p))) {
+                assertEquals(TestPackets.expected(tag, i), TestPackets.withoutServiceFields(p),
+                        "packet " + i + " tagged " + tag + ": " + describeOrder(got, count));
+            }
+        }
     }
 
     /**

@@ -1,13 +1,17 @@
 package io.jtrace.service;
 
+import static io.jtrace.service.ServiceTesting.WAIT_SECONDS;
+import static io.jtrace.service.ServiceTesting.assertTagged;
 import static io.jtrace.service.ServiceTesting.await;
 import static io.jtrace.service.ServiceTesting.config;
+import static io.jtrace.service.ServiceTesting.producerClient;
 import static io.jtrace.service.ServiceTesting.producerPackets;
 import static io.jtrace.service.ServiceTesting.read;
 import static io.jtrace.service.ServiceTesting.traceStats;
 import static io.jtrace.service.ServiceTesting.withTag;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,18 +28,16 @@ import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.TraceWriter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -48,20 +50,12 @@ class TracingServiceTest {
     @TempDir
     Path smbDir;
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final Closer closer = new Closer();
 
     private TracingService service(int maxSessions, long maxTotalBufferBytes, long defaultFlushTimeoutMillis) {
-        TracingService service = new TracingService(new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE,
-                SharedMemoryBuffer.DEFAULT_PAGE_SIZE, smbDir, maxSessions, maxTotalBufferBytes, defaultFlushTimeoutMillis));
-        toClose.add(service);
-        return service;
+        return closer.add(new TracingService(new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE,
+                SharedMemoryBuffer.DEFAULT_PAGE_SIZE, smbDir, maxSessions, maxTotalBufferBytes, defaultFlushTimeoutMillis)));
     }
 
     private TracingService service() {
@@ -90,21 +84,8 @@ class TracingServiceTest {
         if (sourceOut != null) {
             sourceOut[0] = source;
         }
-        ProducerClient client = new ProducerClient(name, List.of(source));
-        client.connect(p -> service.connectProducer(p, name, UID, PID));
-        toClose.add(client);
+        closer.add(producerClient(service, name, UID, PID, source));
         return written;
-    }
-
-    private static void assertTagged(List<TracePacket> packets, long tag, int count) {
-        List<TracePacket> got = withTag(packets, tag);
-        assertEquals(count, got.size(), () -> "packets tagged " + tag + ": " + ServiceTesting.describeOrder(got, count));
-        for (int i = 0; i < count; i++) {
-            if (!TestPackets.expected(tag, i).equals(TestPackets.withoutServiceFields(got.get(i)))) {
-                assertEquals(TestPackets.expected(tag, i), TestPackets.withoutServiceFields(got.get(i)),
-                        "packet " + i + " tagged " + tag + ": " + ServiceTesting.describeOrder(got, count));
-            }
-        }
     }
 
     private static Throwable failureOf(CompletableFuture<?> future) {
@@ -206,12 +187,12 @@ class TracingServiceTest {
     @Test
     void producerThatNeverAnswersFlushDoesNotHangDisable() throws Exception {
         TracingService service = service(16, 1024L * 1024 * 1024, 600_000); // only the config's timeout can end it
-        FakeProducer mute = new FakeProducer(false);
-        mute.connect(service, "mute");
+        ScriptedProducer mute = ScriptedProducer.connect(service, DataSourceDescriptor.named("test"));
+        mute.answerFlushes = false;
         ConsumerEndpoint consumer = consumer(service);
 
         await(consumer.enableTracing(config(256, "test").toBuilder().setFlushTimeoutMs(200).build()));
-        await(mute.started);
+        assertNotNull(mute.started.poll(WAIT_SECONDS, TimeUnit.SECONDS), "the mute producer's data source started");
         await(consumer.disableTracing());
         TraceStats stats = traceStats(read(consumer));
 
@@ -289,9 +270,7 @@ class TracingServiceTest {
             }
             writtenBySession.get(instances.getAndUpdate(n -> n + 1)).complete(session);
         }));
-        ProducerClient client = new ProducerClient("shared", List.of(source));
-        client.connect(p -> service.connectProducer(p, "shared", UID, PID));
-        toClose.add(client);
+        closer.add(producerClient(service, "shared", UID, PID, source));
         ConsumerEndpoint first = consumer(service);
         ConsumerEndpoint second = consumer(service);
 
@@ -334,7 +313,7 @@ class TracingServiceTest {
             endpoint.set(service.connectProducer(p, "leaving", UID, PID));
             return endpoint.get();
         });
-        toClose.add(client);
+        closer.add(client);
         ConsumerEndpoint consumer = consumer(service);
 
         await(consumer.enableTracing(config(256, "test")));
@@ -352,59 +331,6 @@ class TracingServiceTest {
     }
 
     // ------------------------------------------------------------------ hostile producers
-
-    /**
-     * A producer driven by hand: maps the SMB itself and sends hand-made commits. Answers flushes
-     * only if told to.
-     */
-    static final class FakeProducer implements Producer {
-        private final boolean answerFlush;
-        volatile ProducerEndpoint endpoint;
-        volatile SharedMemoryAbi abi;
-        final CompletableFuture<DataSourceConfig> started = new CompletableFuture<>();
-
-        FakeProducer(boolean answerFlush) {
-            this.answerFlush = answerFlush;
-        }
-
-        void connect(TracingService service, String name) {
-            endpoint = service.connectProducer(this, name, UID + 1, PID + 1);
-            endpoint.registerDataSource("test");
-        }
-
-        @Override
-        public void onConnect() {}
-
-        @Override
-        public void onTracingSetup(Path smbPath, int pageSize) {
-            try {
-                abi = new SharedMemoryAbi(SharedMemoryBuffer.map(smbPath, pageSize));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        @Override
-        public void setupDataSource(long instanceId, DataSourceConfig config) {}
-
-        @Override
-        public void startDataSource(long instanceId, DataSourceConfig config) {
-            started.complete(config);
-        }
-
-        @Override
-        public void stopDataSource(long instanceId) {}
-
-        @Override
-        public void flush(long requestId, long[] instanceIds) {
-            if (answerFlush) {
-                endpoint.flushComplete(requestId);
-            }
-        }
-
-        @Override
-        public void onDisconnect() {}
-    }
 
     /** Writes one packet into a chunk the fake producer takes from page 0 and returns its index. */
     private static int handMadeChunk(SharedMemoryAbi abi, int writerId, int chunkId, TracePacket packet,
@@ -427,13 +353,12 @@ class TracingServiceTest {
     void badCommitsAreCountedAsAbiViolationsAndDoNotDisturbAGoodProducer() throws Exception {
         TracingService service = service();
         CompletableFuture<Void> goodWritten = writingProducer(service, "good", 1, 500, null);
-        FakeProducer fake = new FakeProducer(true);
-        fake.connect(service, "fake");
+        HostileProducer fake = HostileProducer.connect(service, "fake", UID + 1, PID + 1, "test");
         ConsumerEndpoint consumer = consumer(service);
 
         await(consumer.enableTracing(config(1024, "test")));
         int target = await(fake.started).getTargetBuffer();
-        SharedMemoryAbi abi = fake.abi;
+        SharedMemoryAbi abi = new SharedMemoryAbi(fake.smb);
         TracePacket fakePacket = TracePacket.newBuilder()
                 .setTrackEvent(TrackEvent.newBuilder().setName("from-the-fake").setTrackUuid(99)).build();
         int beingWritten = handMadeChunk(abi, 5, 0, fakePacket, false);

@@ -1,7 +1,9 @@
 package io.jtrace.service;
 
+import static io.jtrace.service.ServiceTesting.assertTagged;
 import static io.jtrace.service.ServiceTesting.await;
 import static io.jtrace.service.ServiceTesting.config;
+import static io.jtrace.service.ServiceTesting.producerClient;
 import static io.jtrace.service.ServiceTesting.producerPackets;
 import static io.jtrace.service.ServiceTesting.read;
 import static io.jtrace.service.ServiceTesting.servicePackets;
@@ -28,10 +30,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ObjIntConsumer;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** TraceWriter → SMB → commit thread → service → trace buffer → consumer, over the real ABI. */
@@ -42,40 +46,16 @@ class WriterToServiceRoundTripTest {
     @TempDir
     Path smbDir;
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final Closer closer = new Closer();
 
     private TracingService service(int smbSize) {
-        TracingService service = new TracingService(new ServiceConfig(smbSize, SharedMemoryBuffer.DEFAULT_PAGE_SIZE,
-                smbDir, 16, 1024L * 1024 * 1024, 10_000));
-        toClose.add(service);
-        return service;
+        return closer.add(new TracingService(new ServiceConfig(smbSize, SharedMemoryBuffer.DEFAULT_PAGE_SIZE,
+                smbDir, 16, 1024L * 1024 * 1024, 10_000)));
     }
 
     private ProducerClient connect(TracingService service, String name, TestDataSource source) {
-        ProducerClient client = new ProducerClient(name, List.of(source));
-        client.connect(p -> service.connectProducer(p, name, PRODUCER_UID, PRODUCER_PID));
-        toClose.add(client);
-        return client;
-    }
-
-    /** Per tag, the packets must be exactly expected(tag, 0..count-1), in that order. */
-    private static void assertWriterDeliveredInOrder(List<TracePacket> producerPackets, long tag, int count) {
-        List<TracePacket> got = withTag(producerPackets, tag);
-        assertEquals(count, got.size(), () -> "packets of writer " + tag + ": " + ServiceTesting.describeOrder(got, count));
-        for (int i = 0; i < count; i++) {
-            TracePacket p = got.get(i);
-            if (!TestPackets.expected(tag, i).equals(TestPackets.withoutServiceFields(p))) {
-                assertEquals(TestPackets.expected(tag, i), TestPackets.withoutServiceFields(p),
-                        "packet " + i + " of writer " + tag + ": " + ServiceTesting.describeOrder(got, count));
-            }
-        }
+        return closer.add(producerClient(service, name, PRODUCER_UID, PRODUCER_PID, source));
     }
 
     private static int sequenceIdOf(List<TracePacket> producerPackets, long tag) {
@@ -143,6 +123,34 @@ class WriterToServiceRoundTripTest {
         }
     }
 
+    /**
+     * Starts a daemon thread {@code name} that writes packets 0..count-1 with {@code write} through a
+     * TraceWriter of its own once {@code consumer} is known. After every {@code batch} packets it waits for
+     * a flush of that consumer, which returns once the service has moved what was committed, so the SMB
+     * never fills. Completes {@code done} with the packets the writer dropped, or with what went wrong.
+     */
+    private static void startPacedWriter(String name, DataSourceContext ctx, Future<ConsumerEndpoint> consumer,
+                                         int count, int batch, ObjIntConsumer<TraceWriter> write,
+                                         CompletableFuture<Long> done) {
+        Thread thread = new Thread(() -> {
+            try (TraceWriter writer = ctx.newTraceWriter()) {
+                ConsumerEndpoint pacer = consumer.get();
+                for (int i = 0; i < count; i++) {
+                    write.accept(writer, i);
+                    if ((i + 1) % batch == 0 && !pacer.flush(10_000).get(30, TimeUnit.SECONDS)) {
+                        throw new AssertionError("a pacing flush timed out");
+                    }
+                }
+                writer.flush();
+                done.complete(writer.droppedPackets());
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
     @Test
     void everyPacketArrivesOnceInWriterOrderWithTrustedFieldsAndServicePackets() throws Exception {
         TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
@@ -163,7 +171,7 @@ class WriterToServiceRoundTripTest {
         List<TracePacket> fromProducer = producerPackets(packets);
         assertEquals(2 * count, fromProducer.size(), "every packet exactly once");
         for (long tag : tags) {
-            assertWriterDeliveredInOrder(fromProducer, tag, count);
+            assertTagged(fromProducer, tag, count);
         }
         int seqA = sequenceIdOf(fromProducer, tags[0]);
         int seqB = sequenceIdOf(fromProducer, tags[1]);
@@ -245,7 +253,7 @@ class WriterToServiceRoundTripTest {
             await(consumer.disableTracing());
             List<TracePacket> packets = producerPackets(read(consumer));
 
-            assertWriterDeliveredInOrder(packets, tag, count);
+            assertTagged(packets, tag, count);
         } finally {
             release.countDown();
         }
@@ -262,7 +270,6 @@ class WriterToServiceRoundTripTest {
         // committed, so the SMB never fills and no packet has to be dropped.
         int batch = 200;
         CompletableFuture<ConsumerEndpoint> consumerRef = new CompletableFuture<>();
-        CountDownLatch go = new CountDownLatch(1);
         List<CompletableFuture<Long>> done = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             done.add(new CompletableFuture<>());
@@ -270,32 +277,14 @@ class WriterToServiceRoundTripTest {
         connect(service, "producer", new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> {
             for (int t = 0; t < threads; t++) {
                 long tag = t + 1;
-                CompletableFuture<Long> result = done.get(t);
-                Thread thread = new Thread(() -> {
-                    try (TraceWriter writer = ctx.newTraceWriter()) {
-                        go.await();
-                        ConsumerEndpoint consumer = consumerRef.get();
-                        for (int i = 0; i < perThread; i++) {
-                            TestPackets.write(writer, tag, i);
-                            if ((i + 1) % batch == 0 && !consumer.flush(10_000).get(30, TimeUnit.SECONDS)) {
-                                throw new AssertionError("a pacing flush timed out");
-                            }
-                        }
-                        writer.flush();
-                        result.complete(writer.droppedPackets());
-                    } catch (Throwable e) {
-                        result.completeExceptionally(e);
-                    }
-                }, "writer-" + tag);
-                thread.setDaemon(true);
-                thread.start();
+                startPacedWriter("writer-" + tag, ctx, consumerRef, perThread, batch,
+                        (writer, i) -> TestPackets.write(writer, tag, i), done.get(t));
             }
         })));
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
-        consumerRef.complete(consumer);
 
         await(consumer.enableTracing(config(32 * 1024, "test")));
-        go.countDown();
+        consumerRef.complete(consumer); // the writers start once tracing is enabled
         long dropped = 0;
         for (CompletableFuture<Long> d : done) {
             dropped += d.get(120, TimeUnit.SECONDS);
@@ -308,7 +297,7 @@ class WriterToServiceRoundTripTest {
         assertEquals((long) threads * perThread, fromProducer.size());
         Set<Integer> sequenceIds = new HashSet<>();
         for (int t = 1; t <= threads; t++) {
-            assertWriterDeliveredInOrder(fromProducer, t, perThread);
+            assertTagged(fromProducer, t, perThread);
             sequenceIds.add(sequenceIdOf(fromProducer, t));
         }
         assertEquals(threads, sequenceIds.size(), "one distinct sequence per writer thread");
@@ -338,25 +327,9 @@ class WriterToServiceRoundTripTest {
         int batch = 16;
         CompletableFuture<ConsumerEndpoint> consumerRef = new CompletableFuture<>();
         CompletableFuture<Long> done = new CompletableFuture<>();
-        connect(service, "producer", new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> {
-            Thread thread = new Thread(() -> {
-                try (TraceWriter writer = ctx.newTraceWriter()) {
-                    ConsumerEndpoint consumer = consumerRef.get();
-                    for (int i = 0; i < paddings.size(); i++) {
-                        TestPackets.writePadded(writer, tag, i, paddings.get(i));
-                        if ((i + 1) % batch == 0 && !consumer.flush(10_000).get(30, TimeUnit.SECONDS)) {
-                            throw new AssertionError("a pacing flush timed out");
-                        }
-                    }
-                    writer.flush();
-                    done.complete(writer.droppedPackets());
-                } catch (Throwable e) {
-                    done.completeExceptionally(e);
-                }
-            }, "sizes-writer");
-            thread.setDaemon(true);
-            thread.start();
-        })));
+        connect(service, "producer", new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() ->
+                startPacedWriter("sizes-writer", ctx, consumerRef, paddings.size(), batch,
+                        (writer, i) -> TestPackets.writePadded(writer, tag, i, paddings.get(i)), done))));
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
         consumerRef.complete(consumer);
 
@@ -406,7 +379,7 @@ class WriterToServiceRoundTripTest {
 
         String context = " (writer ids " + ids[0] + " then " + ids[1] + ")";
         assertEquals(2 * count, packets.size(), "packets of both writers" + context);
-        assertWriterDeliveredInOrder(packets, 1, count);
-        assertWriterDeliveredInOrder(packets, 2, count);
+        assertTagged(packets, 1, count);
+        assertTagged(packets, 2, count);
     }
 }

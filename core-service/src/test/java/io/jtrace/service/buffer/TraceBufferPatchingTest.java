@@ -1,23 +1,33 @@
 package io.jtrace.service.buffer;
 
+import static io.jtrace.service.buffer.BufferTesting.BIG;
+import static io.jtrace.service.buffer.BufferTesting.CHUNK_BYTES;
+import static io.jtrace.service.buffer.BufferTesting.OTHER_PRODUCER;
+import static io.jtrace.service.buffer.BufferTesting.PRODUCER;
+import static io.jtrace.service.buffer.BufferTesting.chunkOf;
+import static io.jtrace.service.buffer.BufferTesting.commit;
+import static io.jtrace.service.buffer.BufferTesting.commitPadded;
+import static io.jtrace.service.buffer.BufferTesting.dropMarked;
+import static io.jtrace.service.buffer.BufferTesting.names;
+import static io.jtrace.service.buffer.BufferTesting.pkt;
+import static io.jtrace.service.buffer.BufferTesting.stats;
+import static io.jtrace.service.buffer.BufferTesting.withoutServiceFields;
 import static io.jtrace.service.buffer.ChunkPayload.chunk;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
-import io.jtrace.protos.TrackEvent;
+import io.jtrace.service.buffer.BufferTesting.Read;
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -34,103 +44,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * once it ended, and drop markers.
  */
 class TraceBufferPatchingTest {
-    private static final int PRODUCER = 1;
-    private static final int OTHER_PRODUCER = 2;
-    private static final long BIG = 1 << 20;
-    private static final int CHUNK_BYTES = 256;
-
-    private static final SequenceIdentity IDENTITY = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return 1000 * producerId + writerId;
-        }
-
-        @Override
-        public int pid(int producerId) {
-            return 4000 + producerId;
-        }
-
-        @Override
-        public int uid(int producerId) {
-            return 5000 + producerId;
-        }
-    };
-
     // ------------------------------------------------------------------ helpers
-
-    /** What one readAll delivered: the raw bytes of each packet and the packet parsed. */
-    private record Read(List<byte[]> raw, List<TracePacket> packets) {
-        List<TracePacket> on(int producer, int writer) {
-            int id = IDENTITY.sequenceId(producer, writer);
-            return packets.stream().filter(p -> p.getTrustedPacketSequenceId() == id).collect(Collectors.toList());
-        }
-    }
-
-    private static Read read(TraceBuffer buffer, boolean sessionEnded) {
-        List<byte[]> raw = new ArrayList<>();
-        List<TracePacket> packets = new ArrayList<>();
-        long delivered = buffer.readAll(IDENTITY, (bytes, offset, length) -> {
-            byte[] copy = Arrays.copyOfRange(bytes, offset, offset + length);
-            raw.add(copy);
-            try {
-                packets.add(TracePacket.parseFrom(copy));
-            } catch (InvalidProtocolBufferException e) {
-                fail("the buffer delivered a packet that does not parse: " + e);
-            }
-        }, sessionEnded);
-        assertEquals(packets.size(), delivered, "readAll's return value counts the packets delivered");
-        return new Read(raw, packets);
-    }
 
     /** A read while the session runs: sequences stop where more data may still arrive. */
     private static Read readWhileTracing(TraceBuffer buffer) {
-        return read(buffer, false);
+        return BufferTesting.read(buffer, false);
     }
 
     /** A read after the session ended: everything is read, what is missing is reported. */
     private static Read readFinal(TraceBuffer buffer) {
-        return read(buffer, true);
-    }
-
-    private static TracePacket pkt(String name) {
-        return TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder().setName(name)).build();
-    }
-
-    private static ChunkPayload chunkOf(String... names) {
-        ChunkPayload c = chunk();
-        for (String name : names) {
-            c.packet(pkt(name));
-        }
-        return c;
-    }
-
-    private static boolean commit(TraceBuffer buffer, int producer, int writer, int chunkId, ChunkPayload c) {
-        return buffer.copyChunk(producer, writer, chunkId, c.packetsWord(), c.bytes(), true);
-    }
-
-    private static boolean commit(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c) {
-        return commit(buffer, PRODUCER, writer, chunkId, c);
-    }
-
-    private static boolean commitPadded(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c) {
-        return buffer.copyChunk(PRODUCER, writer, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), true);
-    }
-
-    private static List<String> names(List<TracePacket> packets) {
-        return packets.stream().map(p -> p.getTrackEvent().getName()).collect(Collectors.toList());
-    }
-
-    private static boolean dropMarked(TracePacket p) {
-        return p.hasPreviousPacketDropped() && p.getPreviousPacketDropped() != 0;
-    }
-
-    private static TracePacket withoutServiceFields(TracePacket p) {
-        return p.toBuilder().clearTrustedUid().clearTrustedPacketSequenceId().clearTrustedPid()
-                .clearFirstPacketOnSequence().clearPreviousPacketDropped().build();
-    }
-
-    private static TraceStats.BufferStats stats(TraceBuffer buffer) {
-        return buffer.counters().toProto(buffer.capacity());
+        return BufferTesting.read(buffer, true);
     }
 
     private static int leInt(byte[] b, int at) {
@@ -229,6 +152,26 @@ class TraceBufferPatchingTest {
         return at - from;
     }
 
+    /**
+     * Commits {@code e} split at {@code cut} over chunks 0 and 1 of writer 1, as a writer leaves it before
+     * patching: chunk 0 holds a packet named {@code before} and bytes [0, cut) of {@code e} with their size
+     * fields open (so it needs patching); chunk 1 the rest of {@code e}, then packets named {@code after}.
+     * Returns the payload offset in chunk 0 of the packet's byte 0 (see {@link #appendFragment}).
+     */
+    private static int commitSplitNeedingPatches(TraceBuffer buffer, Encoded e, int cut, String before,
+                                                 String... after) {
+        ChunkPayload c0 = chunkOf(before);
+        int base = appendFragment(c0, e, 0, cut);
+        assertTrue(commit(buffer, 1, 0, c0.lastContinuesOnNext().flags(ChunkHeader.FLAG_NEEDS_PATCHING)));
+        ChunkPayload c1 = chunk();
+        appendFragment(c1, e, cut, e.bytes().length);
+        for (String name : after) {
+            c1.packet(pkt(name));
+        }
+        assertTrue(commit(buffer, 1, 1, c1.firstContinuesFromPrev()));
+        return base;
+    }
+
     /** Appends fragment [from, to) of {@code e} with its size fields already right (as after patching). */
     private static void appendPatchedFragment(ChunkPayload c, Encoded e, int from, int to) {
         c.frame(Arrays.copyOfRange(e.bytes(), from, to));
@@ -316,7 +259,7 @@ class TraceBufferPatchingTest {
         Read read = readWhileTracing(buffer);
         assertEquals(List.of("before", "patched", "after"), names(read.packets()));
         assertEquals(e.parsed(), withoutServiceFields(read.packets().get(1)));
-        assertTrue(read.packets().stream().noneMatch(TraceBufferPatchingTest::dropMarked));
+        assertTrue(read.packets().stream().noneMatch(BufferTesting::dropMarked));
         assertEquals(1, stats(buffer).getPatchesFailed());
         assertEquals(3, stats(buffer).getPatchesSucceeded());
     }
@@ -329,12 +272,7 @@ class TraceBufferPatchingTest {
         Encoded e = Encoded.of("spanning", 500);
         // All three nested size fields stay behind in chunk 0; the packet continues in chunk 1.
         int cut = e.sizeFields()[2] + 4 + 100;
-        ChunkPayload c0 = chunkOf("w1-a");
-        int base = appendFragment(c0, e, 0, cut);
-        assertTrue(commit(buffer, 1, 0, c0.lastContinuesOnNext().flags(ChunkHeader.FLAG_NEEDS_PATCHING)));
-        ChunkPayload c1 = chunk();
-        appendFragment(c1, e, cut, e.bytes().length);
-        assertTrue(commit(buffer, 1, 1, c1.firstContinuesFromPrev().packet(pkt("w1-b"))));
+        int base = commitSplitNeedingPatches(buffer, e, cut, "w1-a", "w1-b");
         assertTrue(commit(buffer, 2, 0, chunkOf("w2-a")));
         assertTrue(commit(buffer, OTHER_PRODUCER, 1, 0, chunkOf("p2-a")));
 
@@ -362,7 +300,7 @@ class TraceBufferPatchingTest {
         assertArrayEquals(e.bytes(), Arrays.copyOf(third.raw().get(1), e.bytes().length),
                 "glued and patched back into exactly the bytes written");
         assertTrue(w1.get(0).getFirstPacketOnSequence());
-        assertTrue(w1.stream().noneMatch(TraceBufferPatchingTest::dropMarked), "nothing was lost");
+        assertTrue(w1.stream().noneMatch(BufferTesting::dropMarked), "nothing was lost");
         assertEquals(3, stats(buffer).getPatchesSucceeded());
         assertEquals(0, stats(buffer).getPatchesFailed());
     }
@@ -397,7 +335,7 @@ class TraceBufferPatchingTest {
         assertEquals(List.of("before", "three-chunks", "after"), names(read.packets()));
         assertEquals(e.parsed(), withoutServiceFields(read.packets().get(1)));
         assertArrayEquals(e.bytes(), Arrays.copyOf(read.raw().get(1), e.bytes().length));
-        assertTrue(read.packets().stream().noneMatch(TraceBufferPatchingTest::dropMarked));
+        assertTrue(read.packets().stream().noneMatch(BufferTesting::dropMarked));
         assertEquals(3, stats(buffer).getChunksRead());
     }
 
@@ -406,12 +344,7 @@ class TraceBufferPatchingTest {
         TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
         Encoded e = Encoded.of("unpatched", 300);
         int cut = e.sizeFields()[2] + 4 + 20;
-        ChunkPayload c0 = chunkOf("before");
-        appendFragment(c0, e, 0, cut);
-        assertTrue(commit(buffer, 1, 0, c0.lastContinuesOnNext().flags(ChunkHeader.FLAG_NEEDS_PATCHING)));
-        ChunkPayload c1 = chunk();
-        appendFragment(c1, e, cut, e.bytes().length);
-        assertTrue(commit(buffer, 1, 1, c1.firstContinuesFromPrev().packet(pkt("after")).packet(pkt("later"))));
+        commitSplitNeedingPatches(buffer, e, cut, "before", "after", "later");
         assertTrue(readWhileTracing(buffer).packets().isEmpty(), "precondition: the sequence waits for patches");
 
         Read read = readFinal(buffer);
@@ -455,7 +388,7 @@ class TraceBufferPatchingTest {
 
         assertEquals(List.of("across-the-gap", "c2"), names(second.packets()));
         assertEquals(e.parsed(), withoutServiceFields(second.packets().get(0)));
-        assertTrue(second.packets().stream().noneMatch(TraceBufferPatchingTest::dropMarked), "no loss: the gap filled");
+        assertTrue(second.packets().stream().noneMatch(BufferTesting::dropMarked), "no loss: the gap filled");
         TraceStats.BufferStats stats = stats(buffer);
         assertEquals(1, stats.getChunksCommittedOutOfOrder());
         assertEquals(0, stats.getChunksDiscarded());
@@ -479,7 +412,7 @@ class TraceBufferPatchingTest {
         assertEquals(List.of("a2"), names(read.on(PRODUCER, 1)), "the overwritten chunk will never come: skipped");
         assertTrue(dropMarked(read.on(PRODUCER, 1).get(0)));
         assertEquals(List.of("b0", "b1"), names(read.on(PRODUCER, 2)));
-        assertTrue(read.on(PRODUCER, 2).stream().noneMatch(TraceBufferPatchingTest::dropMarked));
+        assertTrue(read.on(PRODUCER, 2).stream().noneMatch(BufferTesting::dropMarked));
     }
 
     /**
@@ -560,7 +493,7 @@ class TraceBufferPatchingTest {
         Read read = readWhileTracing(buffer);
 
         assertEquals(List.of("p1", "p2", "p3", "p4"), names(read.packets()));
-        assertTrue(read.packets().stream().noneMatch(TraceBufferPatchingTest::dropMarked));
+        assertTrue(read.packets().stream().noneMatch(BufferTesting::dropMarked));
         assertTrue(read.packets().stream().noneMatch(TracePacket::getFirstPacketOnSequence));
         assertEquals(1, stats(buffer).getChunksRewritten());
         assertEquals(3, stats(buffer).getChunksWritten());
@@ -582,7 +515,7 @@ class TraceBufferPatchingTest {
         List<TracePacket> w1 = read.on(PRODUCER, 1);
         assertEquals(List.of("a", "b", "c", "d"), names(w1), "a marker is not a packet");
         assertEquals(List.of(false, true, true, false),
-                w1.stream().map(TraceBufferPatchingTest::dropMarked).collect(Collectors.toList()));
+                w1.stream().map(BufferTesting::dropMarked).collect(Collectors.toList()));
         assertFalse(dropMarked(read.on(PRODUCER, 2).get(0)));
         assertEquals(2, buffer.counters().writerPacketLoss());
         assertEquals(2, stats(buffer).getTraceWriterPacketLoss());

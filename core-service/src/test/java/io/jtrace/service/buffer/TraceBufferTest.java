@@ -1,13 +1,25 @@
 package io.jtrace.service.buffer;
 
+import static io.jtrace.service.buffer.BufferTesting.BIG;
+import static io.jtrace.service.buffer.BufferTesting.CHUNK_BYTES;
+import static io.jtrace.service.buffer.BufferTesting.IDENTITY;
+import static io.jtrace.service.buffer.BufferTesting.OTHER_PRODUCER;
+import static io.jtrace.service.buffer.BufferTesting.PRODUCER;
+import static io.jtrace.service.buffer.BufferTesting.chunkOf;
+import static io.jtrace.service.buffer.BufferTesting.commit;
+import static io.jtrace.service.buffer.BufferTesting.commitPadded;
+import static io.jtrace.service.buffer.BufferTesting.dropMarked;
+import static io.jtrace.service.buffer.BufferTesting.names;
+import static io.jtrace.service.buffer.BufferTesting.onSequence;
+import static io.jtrace.service.buffer.BufferTesting.pkt;
+import static io.jtrace.service.buffer.BufferTesting.stats;
+import static io.jtrace.service.buffer.BufferTesting.withoutServiceFields;
 import static io.jtrace.service.buffer.ChunkPayload.chunk;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TrackEvent;
@@ -15,7 +27,6 @@ import io.jtrace.shm.proto.WireFormat;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
@@ -24,103 +35,21 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class TraceBufferTest {
-    private static final int PRODUCER = 1;
-    private static final int OTHER_PRODUCER = 2;
-    private static final long BIG = 1 << 20;
-
-    /** Distinct, recognisable values per producer and writer; never sequence id 1 (the service's). */
-    private static final SequenceIdentity IDENTITY = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return 1000 * producerId + writerId;
-        }
-
-        @Override
-        public int pid(int producerId) {
-            return 4000 + producerId;
-        }
-
-        @Override
-        public int uid(int producerId) {
-            return 5000 + producerId;
-        }
-    };
-
     // ------------------------------------------------------------------ helpers
-
-    private static TracePacket pkt(String name) {
-        return TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder().setName(name)).build();
-    }
-
-    private static ChunkPayload chunkOf(String... names) {
-        ChunkPayload c = chunk();
-        for (String name : names) {
-            c.packet(pkt(name));
-        }
-        return c;
-    }
-
-    private static boolean commit(TraceBuffer buffer, int producer, int writer, int chunkId, ChunkPayload c) {
-        return buffer.copyChunk(producer, writer, chunkId, c.packetsWord(), c.bytes(), true);
-    }
-
-    private static boolean commit(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c) {
-        return commit(buffer, PRODUCER, writer, chunkId, c);
-    }
-
-    /** Commits a chunk padded to {@code size} payload bytes, as a whole chunk copied out of an SMB is. */
-    private static boolean commitPadded(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c, int size) {
-        return buffer.copyChunk(PRODUCER, writer, chunkId, c.packetsWord(), c.bytesPaddedTo(size), true);
-    }
 
     /** A read after the session ended: everything stored is read, whatever is missing is reported lost. */
     private static List<TracePacket> readFinal(TraceBuffer buffer) {
-        return read(buffer, true);
+        return BufferTesting.read(buffer, true).packets();
     }
 
     /** A read while the session still runs: each sequence stops where more data may yet arrive. */
     private static List<TracePacket> readWhileTracing(TraceBuffer buffer) {
-        return read(buffer, false);
-    }
-
-    private static List<TracePacket> read(TraceBuffer buffer, boolean sessionEnded) {
-        List<TracePacket> packets = new ArrayList<>();
-        long delivered = buffer.readAll(IDENTITY, (bytes, offset, length) -> {
-            try {
-                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
-            } catch (InvalidProtocolBufferException e) {
-                fail("the buffer delivered a packet that does not parse: " + e);
-            }
-        }, sessionEnded);
-        assertEquals(packets.size(), delivered, "readAll's return value counts the packets delivered");
-        return packets;
-    }
-
-    private static List<String> names(List<TracePacket> packets) {
-        return packets.stream().map(p -> p.getTrackEvent().getName()).collect(Collectors.toList());
-    }
-
-    private static List<TracePacket> onSequence(List<TracePacket> packets, int producer, int writer) {
-        int id = IDENTITY.sequenceId(producer, writer);
-        return packets.stream().filter(p -> p.getTrustedPacketSequenceId() == id).collect(Collectors.toList());
+        return BufferTesting.read(buffer, false).packets();
     }
 
     private static TracePacket named(List<TracePacket> packets, String name) {
         return packets.stream().filter(p -> p.getTrackEvent().getName().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no packet named " + name + " in " + names(packets)));
-    }
-
-    private static boolean dropMarked(TracePacket p) {
-        return p.hasPreviousPacketDropped() && p.getPreviousPacketDropped() != 0;
-    }
-
-    private static TracePacket withoutServiceFields(TracePacket p) {
-        return p.toBuilder().clearTrustedUid().clearTrustedPacketSequenceId().clearTrustedPid()
-                .clearFirstPacketOnSequence().clearPreviousPacketDropped().build();
-    }
-
-    private static TraceStats.BufferStats stats(TraceBuffer buffer) {
-        return buffer.counters().toProto(buffer.capacity());
     }
 
     /** A packet big enough to split into fragments at arbitrary points. */
@@ -143,7 +72,7 @@ class TraceBufferTest {
         List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("c0-a", "c0-b", "c1-a", "c2-a", "c2-b"), names(packets));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "no loss: every chunk is there");
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked), "no loss: every chunk is there");
         assertEquals(2, stats(buffer).getChunksCommittedOutOfOrder(), "chunks 0 and 1 arrived after chunk 2");
     }
 
@@ -158,7 +87,7 @@ class TraceBufferTest {
         List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("fffffffe", "ffffffff", "0", "1"), names(packets));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "the wrap is not a gap");
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked), "the wrap is not a gap");
     }
 
     @Test
@@ -172,7 +101,7 @@ class TraceBufferTest {
         List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("fffffffe", "ffffffff", "0", "1"), names(packets));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked));
     }
 
     @Test
@@ -321,7 +250,7 @@ class TraceBufferTest {
 
         assertEquals(List.of("before", "spanning", "after"), names(packets));
         assertEquals(big, withoutServiceFields(packets.get(1)));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked));
     }
 
     @Test
@@ -344,7 +273,7 @@ class TraceBufferTest {
 
         assertEquals(List.of("before", "three-chunks", "after"), names(packets));
         assertEquals(big, withoutServiceFields(packets.get(1)));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked));
     }
 
     @Test
@@ -417,15 +346,13 @@ class TraceBufferTest {
 
     // ------------------------------------------------------------------ full buffer
 
-    private static final int CHUNK_BYTES = 256;
-
     @Test
     void ringPolicyOverwritesTheOldestChunksWhenFullAndMarksLossOnThatSequenceOnly() {
         TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
-        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 2, 0, chunkOf("b0"), CHUNK_BYTES), "RING always takes the new chunk");
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0")));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1")));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2")));
+        assertTrue(commitPadded(buffer, 2, 0, chunkOf("b0")), "RING always takes the new chunk");
 
         TraceStats.BufferStats stats = stats(buffer);
         assertEquals(1, stats.getChunksOverwritten());
@@ -445,7 +372,7 @@ class TraceBufferTest {
     void ringPolicyKeepsOverwritingInAgeOrderAsChunksKeepComing() {
         TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
         for (int id = 0; id < 10; id++) {
-            assertTrue(commitPadded(buffer, 1, id, chunkOf("a" + id), CHUNK_BYTES));
+            assertTrue(commitPadded(buffer, 1, id, chunkOf("a" + id)));
         }
 
         List<TracePacket> packets = readFinal(buffer);
@@ -459,12 +386,12 @@ class TraceBufferTest {
     @Test
     void discardPolicyRefusesNewChunksWhenFullAndKeepsTheOldOnes() {
         TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.DISCARD);
-        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0")));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1")));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2")));
 
-        assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
-        assertFalse(commitPadded(buffer, 2, 0, chunkOf("b0"), CHUNK_BYTES));
+        assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3")));
+        assertFalse(commitPadded(buffer, 2, 0, chunkOf("b0")));
 
         TraceStats.BufferStats stats = stats(buffer);
         assertEquals(2, stats.getChunksDiscarded());
@@ -480,13 +407,13 @@ class TraceBufferTest {
     @Test
     void refusedChunkMarksLossOnThePacketAfterItNotOnOlderUnreadPackets() {
         TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.DISCARD);
-        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
-        assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0")));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1")));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2")));
+        assertFalse(commitPadded(buffer, 1, 3, chunkOf("a3")));
 
         List<TracePacket> kept = readWhileTracing(buffer);
-        assertTrue(commitPadded(buffer, 1, 4, chunkOf("a4"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 4, chunkOf("a4")));
         List<TracePacket> after = readFinal(buffer);
 
         assertEquals(List.of("a0", "a1", "a2"), names(kept));
@@ -526,7 +453,7 @@ class TraceBufferTest {
         List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("p0", "p1", "p2", "p3"), names(packets));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked));
         assertEquals(1, stats(buffer).getChunksRewritten());
         assertEquals(2, stats(buffer).getChunksWritten(), "a rewrite is not a new chunk");
     }
@@ -540,7 +467,7 @@ class TraceBufferTest {
         List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("x", "y"), names(packets));
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "an empty packet is not a loss");
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked), "an empty packet is not a loss");
         assertEquals(0, stats(buffer).getAbiViolations());
     }
 
@@ -579,7 +506,7 @@ class TraceBufferTest {
         assertEquals(1, stats(buffer).getAbiViolations());
         List<TracePacket> goodPackets = onSequence(packets, PRODUCER, good);
         assertEquals(List.of("g0", "g1", "g2", "g3"), names(goodPackets));
-        assertTrue(goodPackets.stream().noneMatch(TraceBufferTest::dropMarked));
+        assertTrue(goodPackets.stream().noneMatch(BufferTesting::dropMarked));
         assertEquals(List.of("o0"), names(onSequence(packets, OTHER_PRODUCER, good)));
         List<TracePacket> badPackets = onSequence(packets, PRODUCER, bad);
         assertEquals("bad-next", badPackets.get(badPackets.size() - 1).getTrackEvent().getName(),
@@ -636,16 +563,16 @@ class TraceBufferTest {
     @Test
     void readingFreesRoomForNewChunksWithoutOverwriting() {
         TraceBuffer buffer = new TraceBuffer(2 * CHUNK_BYTES, TraceBuffer.Policy.RING);
-        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 0, chunkOf("a0")));
+        assertTrue(commitPadded(buffer, 1, 1, chunkOf("a1")));
         assertEquals(List.of("a0", "a1"), names(readWhileTracing(buffer)));
 
-        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2"), CHUNK_BYTES));
-        assertTrue(commitPadded(buffer, 1, 3, chunkOf("a3"), CHUNK_BYTES));
+        assertTrue(commitPadded(buffer, 1, 2, chunkOf("a2")));
+        assertTrue(commitPadded(buffer, 1, 3, chunkOf("a3")));
         List<TracePacket> packets = readFinal(buffer);
 
         assertEquals(List.of("a2", "a3"), names(packets));
         assertEquals(0, stats(buffer).getChunksOverwritten());
-        assertTrue(packets.stream().noneMatch(TraceBufferTest::dropMarked), "chunk ids continue across reads");
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked), "chunk ids continue across reads");
     }
 }

@@ -41,13 +41,14 @@ class CrossProcessSmbTest {
 
     @Test
     void packetsWrittenInAnotherJvmArriveWholeAndInOrderThroughTheSharedMapping() throws Exception {
-        SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, 64 * 1024, 4096);
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, 1024 * 1024, 4096);
         SharedMemoryAbi abi = new SharedMemoryAbi(smb);
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), SmbWriterChild.class.getName(),
                 smb.path().toString(), "4096", String.valueOf(WRITERS), String.valueOf(PACKETS))
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
+        java.io.Writer toChild = new java.io.OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
         TraceBuffer buffer = new TraceBuffer(256L * 1024 * 1024, TraceBuffer.Policy.DISCARD);
         int chunks = 0;
         boolean done = false;
@@ -62,6 +63,10 @@ class CrossProcessSmbTest {
                 } else if (f[0].equals("P")) {
                     assertTrue(buffer.applyPatch(1, Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
                             Integer.parseInt(f[4]), Boolean.parseBoolean(f[5])), line);
+                } else if (f[0].equals("SYNC")) {
+                    // Everything committed before SYNC has been moved (and freed) above.
+                    toChild.write("FREED\n");
+                    toChild.flush();
                 } else if (f[0].equals("DONE")) {
                     done = true;
                 }

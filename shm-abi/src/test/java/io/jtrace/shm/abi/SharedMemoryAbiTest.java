@@ -10,17 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jtrace.shm.testing.Race;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -290,31 +286,23 @@ class SharedMemoryAbiTest {
 
     @Test
     void racingWritersNeverGetTheSameChunk() throws Exception {
-        int threads = 4;
         int chunks = PAGES * PageLayout.DIV14.chunksPerPage();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
+        try (Race race = new Race(4)) {
             for (int round = 0; round < 200; round++) {
-                CyclicBarrier start = new CyclicBarrier(threads);
-                List<Future<List<Integer>>> results = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    results.add(pool.submit(() -> {
-                        List<Integer> mine = new ArrayList<>();
-                        start.await();
-                        for (int page = 0; page < PAGES; page++) {
-                            abi.tryPartitionPage(page, PageLayout.DIV14);
-                            int index;
-                            while ((index = abi.tryAcquireChunkForWriting(page, PageLayout.DIV14)) >= 0) {
-                                mine.add(page << 8 | index);
-                            }
+                List<List<Integer>> results = race.run(thread -> {
+                    List<Integer> mine = new ArrayList<>();
+                    for (int page = 0; page < PAGES; page++) {
+                        abi.tryPartitionPage(page, PageLayout.DIV14);
+                        int index;
+                        while ((index = abi.tryAcquireChunkForWriting(page, PageLayout.DIV14)) >= 0) {
+                            mine.add(page << 8 | index);
                         }
-                        return mine;
-                    }));
-                }
+                    }
+                    return mine;
+                });
                 Set<Integer> all = new HashSet<>();
                 int total = 0;
-                for (Future<List<Integer>> f : results) {
-                    List<Integer> mine = f.get(60, TimeUnit.SECONDS);
+                for (List<Integer> mine : results) {
                     total += mine.size();
                     all.addAll(mine);
                 }
@@ -331,16 +319,12 @@ class SharedMemoryAbiTest {
                     assertEquals(0, abi.pageBitmap(page));
                 }
             }
-        } finally {
-            pool.shutdownNow();
         }
     }
 
     @Test
     void racingReadersNeverGetTheSameChunk() throws Exception {
-        int threads = 4;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
+        try (Race race = new Race(4)) {
             for (int round = 0; round < 200; round++) {
                 for (int page = 0; page < PAGES; page++) {
                     assertTrue(abi.tryPartitionPage(page, PageLayout.DIV14));
@@ -349,34 +333,27 @@ class SharedMemoryAbiTest {
                         abi.releaseChunkAsComplete(page, i);
                     }
                 }
-                CyclicBarrier start = new CyclicBarrier(threads);
-                List<Future<Integer>> results = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    results.add(pool.submit(() -> {
-                        int won = 0;
-                        start.await();
-                        for (int page = 0; page < PAGES; page++) {
-                            for (int i = 0; i < 14; i++) {
-                                if (abi.tryAcquireChunkForReading(page, i)) {
-                                    won++;
-                                    assertTrue(abi.releaseChunkAsFree(page, i));
-                                }
+                List<Integer> results = race.run(thread -> {
+                    int won = 0;
+                    for (int page = 0; page < PAGES; page++) {
+                        for (int i = 0; i < 14; i++) {
+                            if (abi.tryAcquireChunkForReading(page, i)) {
+                                won++;
+                                assertTrue(abi.releaseChunkAsFree(page, i));
                             }
                         }
-                        return won;
-                    }));
-                }
+                    }
+                    return won;
+                });
                 int total = 0;
-                for (Future<Integer> f : results) {
-                    total += f.get(60, TimeUnit.SECONDS);
+                for (int won : results) {
+                    total += won;
                 }
                 assertEquals(PAGES * 14, total, "round " + round + ": each chunk read exactly once");
                 for (int page = 0; page < PAGES; page++) {
                     assertEquals(0, abi.pageBitmap(page));
                 }
             }
-        } finally {
-            pool.shutdownNow();
         }
     }
 }

@@ -239,8 +239,7 @@ class ProtoWriterFragmentTest {
         for (int i = 0; i < 300; i++) {
             TracePacket p = TestPackets.randomPacket(r, r.nextLong(), 200, 500);
             ByteBuffer big = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
-            ProtoWriter reference = new ProtoWriter(ProtoWriterTest.NO_MORE_SPACE);
-            reference.reset(big, 0, big.capacity());
+            ProtoWriter reference = ProtoWriterTest.writerOver(big);
             FragmentingProvider provider = new FragmentingProvider(r, needed -> needed + r.nextInt(24));
             ProtoWriter w = new ProtoWriter(provider);
             provider.begin(w, 8);

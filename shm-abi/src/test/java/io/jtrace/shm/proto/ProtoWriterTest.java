@@ -39,11 +39,17 @@ class ProtoWriterTest {
         return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** A writer over all of {@code buf}, which must be big enough: it gets no more space. */
+    static ProtoWriter writerOver(ByteBuffer buf) {
+        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
+        w.reset(buf, 0, buf.capacity());
+        return w;
+    }
+
     /** The bytes {@code body} writes at the start of a fresh, big-enough buffer (no frame). */
     private static byte[] written(Consumer<ProtoWriter> body) {
         ByteBuffer buf = heap(1 << 16);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         body.accept(w);
         return Arrays.copyOf(buf.array(), w.position());
     }
@@ -123,8 +129,7 @@ class ProtoWriterTest {
     @Test
     void nestedMessageSizeFieldIsAFourByteRedundantVarintOfItsLength() {
         ByteBuffer buf = heap(256);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginNested(11);
         assertEquals(1, w.depth());
         assertEquals(1, w.sizeFieldOffset(0), "after the 1-byte tag");
@@ -137,8 +142,7 @@ class ProtoWriterTest {
     @Test
     void endNestedReturnsTheSizeOfTheInnermostMessage() {
         ByteBuffer buf = heap(256);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginFrame();
         w.beginNested(11);
         w.string(23, "abc"); // 2-byte tag, 1-byte length, 3 bytes
@@ -240,8 +244,7 @@ class ProtoWriterTest {
         assertArrayEquals(field, written(w -> w.raw(padded, 3, field.length)));
 
         ByteBuffer buf = heap(256);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginFrame();
         w.beginNested(11);
         w.raw(padded, 3, field.length);
@@ -270,8 +273,7 @@ class ProtoWriterTest {
     @Test
     void nestingUpToMaxNestingWorks() {
         ByteBuffer buf = heap(4096);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginFrame();
         w.beginNested(11);
         w.beginNested(4);
@@ -293,8 +295,7 @@ class ProtoWriterTest {
     @Test
     void nestingDeeperThanMaxNestingThrows() {
         ByteBuffer buf = heap(4096);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginFrame();
         for (int i = 1; i < ProtoWriter.MAX_NESTING; i++) {
             w.beginNested(11);
@@ -307,8 +308,7 @@ class ProtoWriterTest {
     @Test
     void resetForgetsOpenMessages() {
         ByteBuffer buf = heap(256);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginFrame();
         w.beginNested(11);
         w.reset(buf, 10, 100);
@@ -320,8 +320,7 @@ class ProtoWriterTest {
     @Test
     void discardIntoSendsTheRestOfThePacketToScratch() {
         ByteBuffer buf = heap(128);
-        ProtoWriter w = new ProtoWriter(NO_MORE_SPACE);
-        w.reset(buf, 0, buf.capacity());
+        ProtoWriter w = writerOver(buf);
         w.beginFrame();
         w.beginNested(11);
         w.varint(9, 1);

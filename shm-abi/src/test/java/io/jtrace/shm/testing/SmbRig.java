@@ -156,6 +156,12 @@ public final class SmbRig implements CommitSink, AutoCloseable {
         }
     }
 
+    /** {@link #flush} the writers, then {@link #readCommitted}: the service takes and frees all they released. */
+    public void flushAndReadCommitted(TraceWriter... writers) {
+        flush(writers);
+        readCommitted();
+    }
+
     /** The service frees every chunk it copied and still holds (only needed without {@code freeOnCommit}). */
     public synchronized void readCommitted() {
         int[] c;

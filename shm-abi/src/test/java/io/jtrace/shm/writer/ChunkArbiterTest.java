@@ -8,17 +8,13 @@ import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.testing.Race;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -124,28 +120,21 @@ class ChunkArbiterTest {
 
     @Test
     void racingArbiterCallsNeverHandOutTheSameChunk() throws Exception {
-        int threads = 4;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
+        try (Race race = new Race(4)) {
             for (int round = 0; round < 100; round++) {
-                CyclicBarrier start = new CyclicBarrier(threads);
-                List<Future<List<Integer>>> results = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    int bytes = t % 2 == 0 ? 12 : 1500; // two layouts competing for pages
-                    results.add(pool.submit(() -> {
-                        List<Integer> mine = new ArrayList<>();
-                        start.await();
-                        int handle;
-                        while ((handle = arbiter.acquireChunk(bytes)) >= 0) {
-                            mine.add(handle);
-                        }
-                        return mine;
-                    }));
-                }
+                List<List<Integer>> results = race.run(thread -> {
+                    int bytes = thread % 2 == 0 ? 12 : 1500; // two layouts competing for pages
+                    List<Integer> mine = new ArrayList<>();
+                    int handle;
+                    while ((handle = arbiter.acquireChunk(bytes)) >= 0) {
+                        mine.add(handle);
+                    }
+                    return mine;
+                });
                 Set<Long> chunks = new HashSet<>();
                 List<Integer> all = new ArrayList<>();
-                for (Future<List<Integer>> f : results) {
-                    all.addAll(f.get(60, TimeUnit.SECONDS));
+                for (List<Integer> mine : results) {
+                    all.addAll(mine);
                 }
                 for (int handle : all) {
                     int page = ChunkArbiter.pageOf(handle);
@@ -168,8 +157,6 @@ class ChunkArbiterTest {
                     abi.releaseChunkAsFree(page, index);
                 }
             }
-        } finally {
-            pool.shutdownNow();
         }
     }
 }

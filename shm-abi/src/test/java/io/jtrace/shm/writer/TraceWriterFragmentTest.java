@@ -1,6 +1,7 @@
 package io.jtrace.shm.writer;
 
 import static io.jtrace.shm.writer.TraceWriterTest.DIV1_PAYLOAD;
+import static io.jtrace.shm.writer.TraceWriterTest.flagsOf;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV4_PAYLOAD;
 import static io.jtrace.shm.writer.TraceWriterTest.small;
 import static io.jtrace.shm.writer.TraceWriterTest.withFrameSize;
@@ -23,9 +24,9 @@ import io.jtrace.shm.testing.ChunkFrames.Copy;
 import io.jtrace.shm.testing.ChunkFrames.Frame;
 import io.jtrace.shm.testing.SequenceReader;
 import io.jtrace.shm.testing.SmbRig;
+import io.jtrace.shm.testing.SmbRigFixture;
 import io.jtrace.shm.testing.TestPackets;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,9 +34,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -46,26 +45,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * left behind and their patches, chunk-id wrap, the per-chunk packet limit and the page layouts.
  * Every sequence is read back the way the service reads it ({@link SequenceReader}).
  */
-class TraceWriterFragmentTest {
+class TraceWriterFragmentTest extends SmbRigFixture {
     private static final int FIRST = ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV;
     private static final int LAST = ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT;
     private static final int PATCH = ChunkHeader.FLAG_NEEDS_PATCHING;
-
-    @TempDir
-    Path dir;
-
-    private SmbRig rig;
-
-    @AfterEach
-    void tearDown() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
-
-    private static List<Integer> flagsOf(List<Copy> chunks) {
-        return chunks.stream().map(Copy::flags).collect(Collectors.toList());
-    }
 
     private static byte[] randomBytes(Random r, int n) {
         byte[] b = new byte[n];
@@ -553,8 +536,7 @@ class TraceWriterFragmentTest {
             write(w, p);
             expected.add(p);
             if (i % 10 == 9) {
-                rig.flush(w);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w);
             }
         }
         rig.flush(w);

@@ -6,31 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.testing.SmbRig;
+import io.jtrace.shm.testing.SmbRigFixture;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A size field holds at most 2^28 − 1 (DESIGN §6). A packet spanning chunks has no other bound, so a
  * nested message can outgrow its size field; it must then be lost and reported, never delivered with a
  * size cut to 28 bits.
  */
-class TraceWriterSizeLimitTest {
-    @TempDir
-    Path dir;
-
-    private SmbRig rig;
-
-    @AfterEach
-    void tearDown() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
-
+class TraceWriterSizeLimitTest extends SmbRigFixture {
     @Test
     void nestedMessageLargerThanTheLargestSizeFieldIsDroppedNotDeliveredWithAWrappedSize() throws IOException {
         // 256 MiB through a 1 MiB SMB whose reader frees chunks as they are committed; payloads not kept.

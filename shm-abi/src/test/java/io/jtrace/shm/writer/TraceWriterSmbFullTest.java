@@ -2,6 +2,7 @@ package io.jtrace.shm.writer;
 
 import static io.jtrace.shm.testing.SequenceReader.LOSS;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV1_PAYLOAD;
+import static io.jtrace.shm.writer.TraceWriterTest.flagsOf;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV4_PAYLOAD;
 import static io.jtrace.shm.writer.TraceWriterTest.small;
 import static io.jtrace.shm.writer.TraceWriterTest.withMarker;
@@ -19,43 +20,25 @@ import io.jtrace.shm.testing.ChunkFrames.Copy;
 import io.jtrace.shm.testing.ChunkFrames.Frame;
 import io.jtrace.shm.testing.SequenceReader;
 import io.jtrace.shm.testing.SmbRig;
+import io.jtrace.shm.testing.SmbRigFixture;
 import io.jtrace.shm.testing.TestPackets;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** What a writer does when no chunk is free (drop, stall), and when a packet is abandoned half-way. */
-class TraceWriterSmbFullTest {
+class TraceWriterSmbFullTest extends SmbRigFixture {
     private static final int FIRST = ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV;
     private static final int LAST = ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT;
     private static final int PATCH = ChunkHeader.FLAG_NEEDS_PATCHING;
     private static final int ZERO = WireFormat.redundantVarint(0);
-
-    @TempDir
-    Path dir;
-
-    private SmbRig rig;
-
-    @AfterEach
-    void tearDown() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
-
-    private static List<Integer> flagsOf(List<Copy> chunks) {
-        return chunks.stream().map(Copy::flags).collect(Collectors.toList());
-    }
 
     private static TracePacket ofSize(long ts, int bytes) {
         return withMarker(ts, bytes, new Random(ts));
@@ -118,8 +101,7 @@ class TraceWriterSmbFullTest {
         assertEquals(11, rig.arbiter.droppedPackets());
         assertEquals(expected.size(), w.packetsWritten());
 
-        rig.flush(w);
-        rig.readCommitted(); // the service frees every chunk
+        rig.flushAndReadCommitted(w); // the service frees every chunk
         SequenceReader.Result sofar = rig.sequence(w.writerId());
         assertEquals(List.of(), sofar.anomalies());
         assertEquals(expected, sofar.timeline(), "everything before the loss is intact; the loss shows with the next chunk");
@@ -130,8 +112,7 @@ class TraceWriterSmbFullTest {
             write(w, p);
             expected.add(p);
             if (i % 10 == 9) {
-                rig.flush(w);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w);
             }
         }
         assertEquals(11, w.droppedPackets(), "no drops once chunks are free again");
@@ -308,8 +289,7 @@ class TraceWriterSmbFullTest {
         }).get(60, TimeUnit.SECONDS);
         assertEquals(2, w.droppedPackets());
         assertEquals(2, rig.arbiter.droppedPackets());
-        rig.flush(w);
-        rig.readCommitted();
+        rig.flushAndReadCommitted(w);
         rig.giveBack(stolen);
         write(w, small(4));
         rig.flush(w);
@@ -436,8 +416,7 @@ class TraceWriterSmbFullTest {
                 expected.add(packet);
             }
             if (i % 5 == 4) {
-                rig.flush(w);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w);
             }
         }
         rig.flush(w);

@@ -22,37 +22,23 @@ import io.jtrace.shm.testing.ChunkFrames.Chunk;
 import io.jtrace.shm.testing.ChunkFrames.Copy;
 import io.jtrace.shm.testing.SequenceReader;
 import io.jtrace.shm.testing.SmbRig;
+import io.jtrace.shm.testing.SmbRigFixture;
 import io.jtrace.shm.testing.TestPackets;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** TraceWriter basics: packets in order, chunk ids, writer ids, the packet protocol, aborts. */
-class TraceWriterTest {
+class TraceWriterTest extends SmbRigFixture {
     /** Payload bytes of a DIV4 / DIV1 chunk on a 4 KiB page (chunk size minus its 8-byte header). */
     static final int DIV4_PAYLOAD = PageLayout.DIV4.chunkSize(4096) - ChunkHeader.SIZE;
     static final int DIV1_PAYLOAD = PageLayout.DIV1.chunkSize(4096) - ChunkHeader.SIZE;
-
-    @TempDir
-    Path dir;
-
-    private SmbRig rig;
-
-    @AfterEach
-    void tearDown() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
 
     static void write(TraceWriter w, TracePacket p) {
         ProtoWriter proto = w.beginPacket();
@@ -86,6 +72,11 @@ class TraceWriterTest {
         return IntStream.range(0, n).boxed().collect(Collectors.toList());
     }
 
+    /** Each chunk's flags, in order. */
+    static List<Integer> flagsOf(List<Copy> chunks) {
+        return chunks.stream().map(Copy::flags).collect(Collectors.toList());
+    }
+
     @Test
     void randomPacketsAreReadBackExactlyOnceInOrderAndEqual() throws IOException {
         // 64 pages: even if each of the up to 50 packets between two reads took a page or two of its own,
@@ -103,13 +94,11 @@ class TraceWriterTest {
             write(w, p);
             expected.add(p);
             if (--untilFlush == 0) {
-                rig.flush(w);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w);
                 untilFlush = 1 + r.nextInt(30);
             }
         }
-        rig.flush(w);
-        rig.readCommitted();
+        rig.flushAndReadCommitted(w);
 
         assertEquals(0, w.droppedPackets());
         assertEquals(3000, w.packetsWritten());
@@ -130,8 +119,7 @@ class TraceWriterTest {
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         for (int i = 0; i < 40; i++) {
             write(w, small(i));
-            rig.flush(w); // one chunk per packet
-            rig.readCommitted();
+            rig.flushAndReadCommitted(w); // one chunk per packet
         }
         assertEquals(range(40), rig.chunkIdsOf(w.writerId()));
         assertEquals(IntStream.range(0, 40).mapToObj(TraceWriterTest::small).collect(Collectors.toList()),
@@ -174,7 +162,7 @@ class TraceWriterTest {
         List<Copy> chunks = rig.chunksOf(w.writerId());
         assertEquals(List.of(a, small(2), small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertEquals(List.of(1, 2), chunks.stream().map(Copy::packetCount).collect(Collectors.toList()));
-        assertEquals(List.of(0, 0), chunks.stream().map(Copy::flags).collect(Collectors.toList()), "no packet spans");
+        assertEquals(List.of(0, 0), flagsOf(chunks), "no packet spans");
         assertEquals(0, w.droppedPackets());
     }
 
@@ -258,12 +246,10 @@ class TraceWriterTest {
             p1.add(a);
             p2.add(b);
             if (i % 20 == 19) {
-                rig.flush(w1, w2);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w1, w2);
             }
         }
-        rig.flush(w1, w2);
-        rig.readCommitted();
+        rig.flushAndReadCommitted(w1, w2);
         assertEquals(p1, rig.sequence(w1.writerId()).assertWellFormed().timeline());
         assertEquals(p2, rig.sequence(w2.writerId()).assertWellFormed().timeline());
         assertEquals(range(rig.chunksOf(w1.writerId()).size()), rig.chunkIdsOf(w1.writerId()));
@@ -374,8 +360,7 @@ class TraceWriterTest {
             write(w, p);
             expected.add(p);
             if (i % 5 == 4) {
-                rig.flush(w);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w);
             }
         }
         rig.flush(w);
@@ -412,8 +397,7 @@ class TraceWriterTest {
             }
             expected.add(p);
             if (i % 20 == 19) {
-                rig.flush(w);
-                rig.readCommitted();
+                rig.flushAndReadCommitted(w);
             }
         }
         rig.flush(w);

@@ -5,14 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.testing.Race;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class WriterIdAllocatorTest {
@@ -69,34 +65,25 @@ class WriterIdAllocatorTest {
     @Test
     void racingAllocatorsNeverGetTheSameId() throws Exception {
         WriterIdAllocator ids = new WriterIdAllocator();
-        int threads = 4;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            List<Future<List<Integer>>> results = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                results.add(pool.submit(() -> {
-                    List<Integer> mine = new ArrayList<>();
-                    start.await();
-                    int id;
-                    while ((id = ids.allocate()) > 0) {
-                        mine.add(id);
-                    }
-                    return mine;
-                }));
-            }
+        try (Race race = new Race(4)) {
+            List<List<Integer>> results = race.run(thread -> {
+                List<Integer> mine = new ArrayList<>();
+                int id;
+                while ((id = ids.allocate()) > 0) {
+                    mine.add(id);
+                }
+                return mine;
+            });
             BitSet seen = new BitSet();
             int total = 0;
-            for (Future<List<Integer>> f : results) {
-                for (int id : f.get(60, TimeUnit.SECONDS)) {
+            for (List<Integer> mine : results) {
+                for (int id : mine) {
                     assertTrue(!seen.get(id), "id " + id + " handed out twice");
                     seen.set(id);
                     total++;
                 }
             }
             assertEquals(ChunkHeader.MAX_WRITER_ID, total);
-        } finally {
-            pool.shutdownNow();
         }
     }
 }
