@@ -19,6 +19,10 @@ import java.util.Map;
 final class ChunkMover {
     private final Map<Integer, TraceBuffer> buffers;
     private final Map<Integer, TracingSession> bufferOwners;
+    /** Commits of chunks that were out of range or not COMPLETE, from any producer (TraceStats.chunks_discarded). */
+    long refusedChunks;
+    /** Patches for a writer or buffer the producer has no business with (TraceStats.patches_discarded). */
+    long refusedPatches;
     /** Cache of {@link #bufferFor} for the duration of one commit (sessions cannot change meanwhile). */
     private ProducerState lastProducer;
     private int lastTarget;
@@ -44,7 +48,7 @@ final class ChunkMover {
     private void move(ProducerState producer, int page, int chunk, int targetBuffer) {
         SharedMemoryAbi abi = producer.abi;
         if (page < 0 || page >= abi.pageCount() || !abi.tryAcquireChunkForReading(page, chunk)) {
-            violation(producer, targetBuffer);
+            violation(targetBuffer);
             return;
         }
         // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
@@ -68,7 +72,7 @@ final class ChunkMover {
         Integer target = producer.writerTargets.get(patch.writerId());
         TraceBuffer buffer = target == null ? null : bufferFor(producer, target);
         if (buffer == null) {
-            producer.abiViolations++;
+            refusedPatches++;
             return;
         }
         buffer.applyPatch(producer.id, patch.writerId(), patch.chunkId(), patch.offset(), patch.value(),
@@ -148,8 +152,8 @@ final class ChunkMover {
         return buffer;
     }
 
-    private void violation(ProducerState producer, int targetBuffer) {
-        producer.abiViolations++;
+    private void violation(int targetBuffer) {
+        refusedChunks++;
         TraceBuffer buffer = buffers.get(targetBuffer);
         if (buffer != null) {
             buffer.recordAbiViolation();

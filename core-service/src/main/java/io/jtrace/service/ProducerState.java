@@ -19,7 +19,6 @@ final class ProducerState {
     SharedMemoryBuffer smb;
     SharedMemoryAbi abi;
     boolean connected = true;
-    long abiViolations;
 
     ProducerState(int id, String name, int uid, int pid, Producer callbacks) {
         this.id = id;

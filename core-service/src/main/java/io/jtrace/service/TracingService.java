@@ -613,7 +613,9 @@ public final class TracingService implements AutoCloseable {
                 .setTotalBuffers(buffers.size())
                 .setFlushesRequested(session.flushesRequested)
                 .setFlushesSucceeded(session.flushesSucceeded)
-                .setFlushesFailed(session.flushesFailed);
+                .setFlushesFailed(session.flushesFailed)
+                .setChunksDiscarded(chunkMover.refusedChunks)
+                .setPatchesDiscarded(chunkMover.refusedPatches);
         long invalidPackets = 0;
         for (int bufferId : session.bufferIds) {
             TraceBuffer buffer = buffers.get(bufferId);

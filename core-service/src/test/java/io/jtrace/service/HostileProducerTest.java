@@ -102,6 +102,8 @@ class HostileProducerTest {
         TraceStats.BufferStats hostileStats = stats.getBufferStats(1);
         assertTrue(hostileStats.getAbiViolations() + stats.getInvalidPackets() + hostileStats.getPatchesFailed() > 0,
                 "seed " + seed + ": violations were counted: " + stats);
+        assertTrue(stats.getChunksDiscarded() > 0, "seed " + seed + ": refused commits are counted: " + stats);
+        assertTrue(stats.getPatchesDiscarded() > 0, "seed " + seed + ": refused patches are counted: " + stats);
         assertTrue(await(consumer.flush(5000)), "the service still answers");
     }
 
