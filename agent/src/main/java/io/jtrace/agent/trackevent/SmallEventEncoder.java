@@ -20,14 +20,14 @@ import java.nio.ByteBuffer;
  * </pre>
  *
  * Every byte after the timestamp is known up front, so it is assembled in registers and stored as one
- * long and one short. Stores may run past the packet's end into the reserved room; those bytes are
+ * or two longs. Stores may run past the packet's end into the reserved room; those bytes are
  * overwritten by the next packet or never read (the frame gives the packet's length).
  */
 final class SmallEventEncoder {
-    /** Largest packet this encoder writes: tag + 9-byte timestamp + 10 bytes of fixed fields. */
-    static final int MAX_SIZE = 1 + 9 + 10;
-    /** Iids that fit in one varint byte. */
-    static final int MAX_SMALL_IID = 127;
+    /** Largest packet this encoder writes: tag + 9-byte timestamp + 6 fixed bytes + two 3-byte fields. */
+    static final int MAX_SIZE = 1 + 9 + 6 + 6;
+    /** Iids that fit in two varint bytes. */
+    static final int MAX_SMALL_IID = (1 << 14) - 1;
 
     private static final int TIMESTAMP_TAG = TracePacket.TIMESTAMP_FIELD_NUMBER << 3;
     private static final int SEQUENCE_FLAGS_TAG = TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER << 3;
@@ -38,10 +38,15 @@ final class SmallEventEncoder {
 
     private SmallEventEncoder() {}
 
+    /** The varint bytes of {@code v} < 2^14, little-endian in a long (1 or 2 bytes). */
+    private static long varint14(int v) {
+        return v < 0x80 ? v : (v & 0x7F | 0x80) | (long) (v >>> 7) << 8;
+    }
+
     /**
      * Writes the event if it fits in the writer's current chunk; returns false (nothing written) when
      * the caller must take the general path. {@code categoryIid} and {@code nameIid} are 0 when absent,
-     * else 1..127.
+     * else 1..{@link #MAX_SMALL_IID}.
      */
     static boolean tryWrite(TraceWriter writer, long timestamp, int type, int categoryIid, int nameIid) {
         if (timestamp < 0) {
@@ -76,29 +81,29 @@ final class SmallEventEncoder {
             }
             b.put(p++, (byte) v);
         }
-        int eventLength = 2 + (categoryIid != 0 ? 2 : 0) + (nameIid != 0 ? 2 : 0);
-        long tail = SEQUENCE_FLAGS_TAG
+        // The optional fields, each a tag and a 1- or 2-byte varint iid, gathered in one register.
+        long extra = 0;
+        int extraLength = 0;
+        if (categoryIid != 0) {
+            extra = CATEGORY_TAG | varint14(categoryIid) << 8;
+            extraLength = categoryIid < 0x80 ? 2 : 3;
+        }
+        if (nameIid != 0) {
+            extra |= (NAME_TAG | varint14(nameIid) << 8) << (8 * extraLength);
+            extraLength += nameIid < 0x80 ? 2 : 3;
+        }
+        int eventLength = 2 + extraLength;
+        long head = SEQUENCE_FLAGS_TAG
                 | (long) SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE << 8
                 | (long) TRACK_EVENT_TAG << 16
                 | (long) eventLength << 24
                 | (long) TYPE_TAG << 32
                 | (long) type << 40;
-        int rest = 0;
-        int restBytes = 0;
-        if (categoryIid != 0) {
-            tail |= (long) CATEGORY_TAG << 48 | (long) categoryIid << 56;
-            if (nameIid != 0) {
-                rest = NAME_TAG | nameIid << 8;
-                restBytes = 2;
-            }
-        } else if (nameIid != 0) {
-            tail |= (long) NAME_TAG << 48 | (long) nameIid << 56;
+        b.putLong(p, head | extra << 48);
+        if (extraLength > 2) {
+            b.putLong(p + 8, extra >>> 16);
         }
-        b.putLong(p, tail);
         int end = p + 4 + eventLength;
-        if (restBytes != 0) {
-            b.putShort(p + 8, (short) rest);
-        }
         writer.commitReserved(end - at);
         return true;
     }

@@ -1,0 +1,79 @@
+package io.jtrace.agent.trackevent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.api.Category;
+import io.jtrace.api.TrackEvent;
+import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.EventCategory;
+import io.jtrace.protos.EventName;
+import io.jtrace.protos.TracePacket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Events written on the fast path (names and categories already interned) and on the general path
+ * decode to the same thing: every slice's name and category resolve through the sequence's interned
+ * data, with 1- and 2-byte iids, and timestamps come out as written.
+ */
+class TrackEventEncodingTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void slicesKeepTheirNamesAndCategoriesWithOneAndTwoByteIids() throws Exception {
+        int names = 300; // iids 1..300: one and two varint bytes
+        List<Category> categories = List.of(Category.of("enc-a"), Category.of("enc-b"), Category.of("enc-c"));
+        List<String> expected = new ArrayList<>();
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            instance.start();
+            for (int round = 0; round < 3; round++) { // round 0 interns, rounds 1-2 take the fast path
+                for (int i = 0; i < names; i++) {
+                    Category category = categories.get(i % categories.size());
+                    String name = "name-" + i;
+                    TrackEvent.begin(category, name);
+                    TrackEvent.instant(category, name);
+                    TrackEvent.end(category);
+                    expected.add(category.name() + "/" + name);
+                }
+            }
+            instance.stop();
+            assertEquals(expected, decodedSlices(context.read()));
+        }
+    }
+
+    /** category/name of each slice begin, resolved like trace_processor through per-sequence interning. */
+    private static List<String> decodedSlices(List<TracePacket> packets) {
+        Map<Integer, Map<Long, String>> names = new HashMap<>();
+        Map<Integer, Map<Long, String>> categories = new HashMap<>();
+        List<String> slices = new ArrayList<>();
+        long lastTimestamp = 0;
+        for (TracePacket p : packets) {
+            int seq = p.getTrustedPacketSequenceId();
+            for (EventName n : p.getInternedData().getEventNamesList()) {
+                names.computeIfAbsent(seq, k -> new HashMap<>()).put(n.getIid(), n.getName());
+            }
+            for (EventCategory c : p.getInternedData().getEventCategoriesList()) {
+                categories.computeIfAbsent(seq, k -> new HashMap<>()).put(c.getIid(), c.getName());
+            }
+            if (p.hasTrackEvent()) {
+                assertEquals(true, p.getTimestamp() >= lastTimestamp, "timestamps in order");
+                lastTimestamp = p.getTimestamp();
+                io.jtrace.protos.TrackEvent e = p.getTrackEvent();
+                if (e.getType() == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN) {
+                    slices.add(categories.get(seq).get(e.getCategoryIids(0)) + "/" + names.get(seq).get(e.getNameIid()));
+                }
+            }
+        }
+        return slices;
+    }
+}
