@@ -1,6 +1,7 @@
 package io.jtrace.benchmarks;
 
 import io.jtrace.api.Category;
+import io.jtrace.api.Slice;
 import io.jtrace.api.TrackEvent;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -46,6 +47,14 @@ public class TrackEventBenchmark {
     public void slice() {
         TrackEvent.begin(BENCH, "slice");
         TrackEvent.end(BENCH);
+    }
+
+    /** The same slice through try-with-resources, as applications usually write it. */
+    @Benchmark
+    public void sliceScope() {
+        try (Slice s = TrackEvent.slice(BENCH, "slice")) {
+            // nothing inside: the slice's own cost
+        }
     }
 
     @Benchmark
