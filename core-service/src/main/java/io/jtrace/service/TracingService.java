@@ -4,7 +4,6 @@ import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.service.buffer.PacketSink;
-import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
 import io.jtrace.service.output.TraceFileWriter;
@@ -54,17 +53,14 @@ public final class TracingService implements AutoCloseable {
     private final Map<Long, TracingSession> sessions = new LinkedHashMap<>();
     private final Map<Integer, TraceBuffer> buffers = new HashMap<>();
     private final Map<Integer, TracingSession> bufferOwners = new HashMap<>();
-    private final Map<Long, Integer> sequenceIds = new HashMap<>();
-    /** pid and uid of every producer ever connected: its packets keep them after it disconnects. */
-    private final Map<Integer, int[]> producerIdentities = new HashMap<>();
+    private final SequenceRegistry sequences = new SequenceRegistry();
     private long nextSessionId = 1;
     private int nextBufferId = 1;
     private long nextInstanceId = 1;
-    private long nextFlushId = 1;
-    private int nextSequenceId = SERVICE_SEQUENCE_ID + 1;
     private long totalBufferBytes;
     private final ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners);
     private final ServicePackets servicePackets;
+    private final FlushCoordinator flushes;
 
     public TracingService(ServiceConfig config) {
         this.config = config;
@@ -74,6 +70,7 @@ public final class TracingService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.flushes = new FlushCoordinator(producers, taskRunner, this::post);
     }
 
     /** Connects a producer; identity (uid, pid) comes from the transport, never from the producer. */
@@ -81,7 +78,7 @@ public final class TracingService implements AutoCloseable {
         ProducerState state = new ProducerState(producerIds.incrementAndGet(), name, uid, pid, producer);
         post(() -> {
             producers.put(state.id, state);
-            producerIdentities.put(state.id, new int[] {state.pid, state.uid});
+            sequences.producerConnected(state.id, state.pid, state.uid);
             producer.onConnect();
         });
         return new ProducerEndpointImpl(state);
@@ -201,10 +198,8 @@ public final class TracingService implements AutoCloseable {
         if (reason != null) {
             LOG.warn("jtrace: disconnecting producer {} ({}): {}", producer.id, producer.name, reason);
         }
+        flushes.producerGone(sessions.values(), producer.id);
         for (TracingSession session : sessions.values()) {
-            for (TracingSession.PendingFlush flush : new ArrayList<>(session.pendingFlushes.values())) {
-                ackFlush(session, flush, producer.id);
-            }
             // Its instances will never notify: stop waiting for them.
             for (TracingSession.Instance instance : session.instances) {
                 if (instance.producerId == producer.id) {
@@ -498,47 +493,7 @@ public final class TracingService implements AutoCloseable {
     // ------------------------------------------------------------------ flush
 
     private CompletableFuture<Boolean> flush(TracingSession session, long timeoutMillis) {
-        Map<Integer, long[]> byProducer = instancesByProducer(session);
-        session.flushesRequested++;
-        long requestId = nextFlushId++;
-        TracingSession.PendingFlush pending = new TracingSession.PendingFlush(requestId, new ArrayList<>(byProducer.keySet()));
-        if (byProducer.isEmpty()) {
-            session.flushesSucceeded++;
-            pending.result.complete(true);
-            return pending.result;
-        }
-        session.pendingFlushes.put(requestId, pending);
-        for (Map.Entry<Integer, long[]> e : byProducer.entrySet()) {
-            producers.get(e.getKey()).callbacks.flush(requestId, e.getValue());
-        }
-        taskRunner.schedule(() -> post(() -> {
-            if (session.pendingFlushes.remove(requestId) != null) {
-                session.flushesFailed++;
-                LOG.warn("jtrace: flush {} of session {} timed out after {} ms waiting for producer(s) {}",
-                        requestId, session.id, timeoutMillis, pending.waitingFor);
-                pending.result.complete(false);
-            }
-        }), timeoutMillis, TimeUnit.MILLISECONDS);
-        return pending.result;
-    }
-
-    private void flushComplete(ProducerState producer, long requestId) {
-        for (TracingSession session : sessions.values()) {
-            for (TracingSession.PendingFlush flush : new ArrayList<>(session.pendingFlushes.values())) {
-                // Acking N acks every earlier request of this producer too.
-                if (flush.requestId <= requestId) {
-                    ackFlush(session, flush, producer.id);
-                }
-            }
-        }
-    }
-
-    private static void ackFlush(TracingSession session, TracingSession.PendingFlush flush, int producerId) {
-        flush.waitingFor.remove(Integer.valueOf(producerId));
-        if (flush.waitingFor.isEmpty() && session.pendingFlushes.remove(flush.requestId) != null) {
-            session.flushesSucceeded++;
-            flush.result.complete(true);
-        }
+        return flushes.flush(session, instancesByProducer(session), timeoutMillis);
     }
 
     // ------------------------------------------------------------------ read out
@@ -552,9 +507,8 @@ public final class TracingService implements AutoCloseable {
         }
         delivered += servicePackets.writeClockSnapshot(ClockReader.snapshot(), sink);
         boolean ended = session.state == TracingSession.State.DISABLED;
-        SequenceIdentity identity = sequenceIdentity();
         for (int bufferId : session.bufferIds) {
-            delivered += buffers.get(bufferId).readAll(identity, sink, ended);
+            delivered += buffers.get(bufferId).readAll(sequences, sink, ended);
         }
         if (ended) {
             delivered += servicePackets.writeStats(traceStats(session), sink);
@@ -608,7 +562,7 @@ public final class TracingService implements AutoCloseable {
     private TraceStats traceStats(TracingSession session) {
         TraceStats.Builder stats = TraceStats.newBuilder()
                 .setProducersConnected(producers.size())
-                .setProducersSeen(producerIdentities.size())
+                .setProducersSeen(sequences.producersSeen())
                 .setTracingSessions(sessions.size())
                 .setTotalBuffers(buffers.size())
                 .setFlushesRequested(session.flushesRequested)
@@ -623,25 +577,6 @@ public final class TracingService implements AutoCloseable {
             invalidPackets += buffer.counters().invalidPackets();
         }
         return stats.setInvalidPackets(invalidPackets).build();
-    }
-
-    private SequenceIdentity sequenceIdentity() {
-        return new SequenceIdentity() {
-            @Override
-            public int sequenceId(int producerId, int writerId) {
-                return sequenceIds.computeIfAbsent(((long) producerId << 16) | writerId, k -> nextSequenceId++);
-            }
-
-            @Override
-            public int pid(int producerId) {
-                return producerIdentities.get(producerId)[0];
-            }
-
-            @Override
-            public int uid(int producerId) {
-                return producerIdentities.get(producerId)[1];
-            }
-        };
     }
 
     private void freeSession(TracingSession session) {
@@ -711,7 +646,7 @@ public final class TracingService implements AutoCloseable {
 
         @Override
         public void flushComplete(long requestId) {
-            post(() -> TracingService.this.flushComplete(state, requestId));
+            post(() -> flushes.acked(sessions.values(), state.id, requestId));
         }
 
         @Override

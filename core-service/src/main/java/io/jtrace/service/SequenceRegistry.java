@@ -1,0 +1,39 @@
+package io.jtrace.service;
+
+import io.jtrace.service.buffer.SequenceIdentity;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Who wrote what: a trusted_packet_sequence_id per (producer, writer), unique in the service and never
+ * the service's own, and the pid and uid of every producer ever connected, so its packets keep them
+ * after it disconnects. Service thread only.
+ */
+final class SequenceRegistry implements SequenceIdentity {
+    private final Map<Long, Integer> sequenceIds = new HashMap<>();
+    private final Map<Integer, int[]> producers = new HashMap<>();
+    private int nextSequenceId = TracingService.SERVICE_SEQUENCE_ID + 1;
+
+    void producerConnected(int producerId, int pid, int uid) {
+        producers.put(producerId, new int[] {pid, uid});
+    }
+
+    int producersSeen() {
+        return producers.size();
+    }
+
+    @Override
+    public int sequenceId(int producerId, int writerId) {
+        return sequenceIds.computeIfAbsent(((long) producerId << 16) | writerId, k -> nextSequenceId++);
+    }
+
+    @Override
+    public int pid(int producerId) {
+        return producers.get(producerId)[0];
+    }
+
+    @Override
+    public int uid(int producerId) {
+        return producers.get(producerId)[1];
+    }
+}
