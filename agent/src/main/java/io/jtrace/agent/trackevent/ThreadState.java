@@ -13,6 +13,7 @@ import java.util.IdentityHashMap;
  */
 final class ThreadState {
     final long tid = OsThreadId.current();
+    final Thread thread = Thread.currentThread();
     ActiveSession session;
     TraceWriter writer;
     /** The session's incremental-state generation this sequence last started from. */

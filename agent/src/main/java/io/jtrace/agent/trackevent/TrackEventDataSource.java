@@ -17,6 +17,8 @@ import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +43,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * into the old session's writer, whose chunks the service scrapes or discards.
      */
     private volatile ActiveSession active;
+    /** Every thread that holds a writer: added by the thread itself, reaped by the producer thread. */
+    private final ConcurrentLinkedQueue<ThreadState> threadsWithWriters = new ConcurrentLinkedQueue<>();
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
 
@@ -67,6 +71,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                             config.getTracingSessionId());
                     return;
                 }
+                releaseEndedThreads();
                 // Kept open until stop: closing it would free its writer id for another writer of this
                 // session, whose chunk ids would restart at 0 on the same sequence.
                 descriptorWriter = context.newTraceWriter();
@@ -86,6 +91,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             @Override
             public void clearIncrementalState() {
                 session.clearIncrementalState();
+                releaseEndedThreads();
             }
 
             @Override
@@ -98,8 +104,26 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 }
                 active = null;
                 descriptorWriter.close();
+                releaseEndedThreads();
             }
         };
+    }
+
+    /**
+     * Producer thread: gives back the chunks and writer ids of threads that have ended. A dead thread
+     * never writes again, and everything it wrote happened-before its end was observed (isAlive), so
+     * closing its writer here races with nothing. Without this, every thread that traced once and then
+     * died would keep a chunk of the SMB forever.
+     */
+    private void releaseEndedThreads() {
+        for (Iterator<ThreadState> it = threadsWithWriters.iterator(); it.hasNext(); ) {
+            ThreadState t = it.next();
+            if (!t.thread.isAlive()) {
+                it.remove();
+                t.writer.close();
+                t.writer = null;
+            }
+        }
     }
 
     private void categoryCreated(Category category) {
@@ -117,7 +141,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
         ThreadState t = threads.get();
         if (t.session != session) {
+            boolean firstWriter = t.writer == null;
             t.rebind(session);
+            if (firstWriter) {
+                threadsWithWriters.add(t);
+            }
             writeSequenceHeader(t);
         } else if (t.generation != session.generation() || t.drops != t.writer.droppedPackets()) {
             // The service asked for it, or this writer lost packets: whatever this sequence interned or

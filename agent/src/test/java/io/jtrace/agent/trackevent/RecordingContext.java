@@ -94,6 +94,20 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
         }
     }
 
+    /** Chunks some writer still holds. */
+    int chunksBeingWritten() {
+        int count = 0;
+        for (int page = 0; page < abi.pageCount(); page++) {
+            PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+            for (int chunk = 0; layout != null && chunk < layout.chunksPerPage(); chunk++) {
+                if (abi.chunkState(page, chunk) == ChunkState.BEING_WRITTEN) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
     long droppedPackets() {
         return arbiter.droppedPackets();
     }
