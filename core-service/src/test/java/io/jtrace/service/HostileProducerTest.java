@@ -55,7 +55,9 @@ class HostileProducerTest {
     /** A service with a well-behaved producer connected, whose data source "good" writes GOOD_PACKETS packets. */
     @BeforeEach
     void startServiceWithAGoodProducer() {
-        service = closer.add(new TracingService(new ServiceConfig(256 * 1024, 4096, smbDir, 4, 1L << 30, 5000)));
+        // 2 MiB SMBs: all of the good producer's packets (~800 KiB) fit even if the service, busy with
+        // the fuzz, drained nothing for a while, so a loaded machine cannot make it drop.
+        service = closer.add(new TracingService(new ServiceConfig(2 * 1024 * 1024, 4096, smbDir, 4, 1L << 30, 5000)));
         closer.add(goodProducer(goodDone));
     }
 
