@@ -21,6 +21,18 @@ public final class JTraceAgent {
         launch(args);
     }
 
+    /** Sets the agent up in the background when no session starts at once. */
+    private static final class Initializer implements Runnable {
+        @Override
+        public void run() {
+            try {
+                AgentRuntime.get();
+            } catch (Throwable t) {
+                LoggerFactory.getLogger(JTraceAgent.class).error("jtrace agent failed to initialize", t);
+            }
+        }
+    }
+
     static void launch(String args) {
         AgentOptions options;
         try {
@@ -31,13 +43,21 @@ public final class JTraceAgent {
             return;
         }
         AgentLogging.configure(options.logLevel());
+        if (!options.start()) {
+            // Nothing to trace yet: set up off the application's start-up path. Tracing that starts
+            // later (jcmd) waits for this through AgentRuntime.get().
+            // A named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap.
+            Thread init = new Thread(new Initializer(), "jtrace-init");
+            init.setDaemon(true);
+            init.start();
+            return;
+        }
         Logger log = LoggerFactory.getLogger(JTraceAgent.class);
         try {
-            AgentRuntime runtime = AgentRuntime.get();
-            if (options.start()) {
-                FileSession session = runtime.startSession(options);
-                log.info("jtrace: tracing to {}", session.file());
-            }
+            // Synchronous: the session runs before premain returns, so the application's first events
+            // are traced.
+            FileSession session = AgentRuntime.get().startSession(options);
+            log.info("jtrace: tracing to {}", session.file());
         } catch (Throwable t) {
             // A guest never takes the host down: report and stay out of the way.
             log.error("jtrace agent failed to start tracing", t);
