@@ -1,29 +1,41 @@
 package io.jtrace.service.buffer;
 
-/** Where one stored chunk's payload lies in the ring, with its header fields. */
+/**
+ * Where one stored chunk's payload lies in the ring, with its header fields. Records are reused once
+ * their chunk has left the ring (see {@link TraceBuffer}), so storing chunks allocates nothing in steady
+ * state.
+ */
 final class ChunkRecord {
-    final TraceBuffer.SequenceState sequence;
-    final int chunkId;
+    TraceBuffer.SequenceState sequence;
+    int chunkId;
     /** Chunk id unwrapped to 64 bits within its sequence, so ordering survives the 2^32 wrap. */
-    final long ordinal;
+    long ordinal;
     /** Start on the buffer's virtual stream: overwritten once the writer passes vstart + capacity. */
-    final long vstart;
+    long vstart;
     /** Start in the ring array. */
-    final int offset;
-    final int size;
+    int offset;
+    int size;
     int packetCount;
     int flags;
     /** False for a chunk scraped while its writer still held it: only its counted packets are whole. */
     boolean complete;
     /** Read or replaced: its ring space is free, the record waits only to leave the age queue. */
     boolean dead;
+    /** Next record in the buffer's free list while unused. */
+    ChunkRecord nextFree;
 
-    ChunkRecord(TraceBuffer.SequenceState sequence, int chunkId, long ordinal, long vstart, int offset, int size) {
+    ChunkRecord init(TraceBuffer.SequenceState sequence, int chunkId, long ordinal, long vstart, int offset, int size) {
         this.sequence = sequence;
         this.chunkId = chunkId;
         this.ordinal = ordinal;
         this.vstart = vstart;
         this.offset = offset;
         this.size = size;
+        this.packetCount = 0;
+        this.flags = 0;
+        this.complete = false;
+        this.dead = false;
+        this.nextFree = null;
+        return this;
     }
 }

@@ -52,6 +52,8 @@ public final class TraceBuffer {
     private long writeV;
     /** Bytes of chunks stored and not yet read. */
     private long used;
+    /** Records of chunks that left the ring, for reuse (linked through {@code nextFree}). */
+    private ChunkRecord freeRecords;
     private SequenceKey lastKey;
     private SequenceState lastSequence;
     private byte[] out = new byte[4096];
@@ -212,7 +214,7 @@ public final class TraceBuffer {
             seq.maxOrdinal = ordinal;
             seq.maxChunkId = chunkId;
         }
-        ChunkRecord record = new ChunkRecord(seq, chunkId, ordinal, at, (int) (at % capacity), length);
+        ChunkRecord record = obtainRecord().init(seq, chunkId, ordinal, at, (int) (at % capacity), length);
         src.get(offset, ring, record.offset, length);
         record.packetCount = ChunkHeader.packetCount(packetsWord);
         record.flags = ChunkHeader.flags(packetsWord);
@@ -252,7 +254,7 @@ public final class TraceBuffer {
         while (!byAge.isEmpty() && byAge.peekFirst().vstart + capacity < end) {
             ChunkRecord oldest = byAge.peekFirst();
             if (oldest.dead) {
-                byAge.pollFirst();
+                recycle(byAge.pollFirst());
                 continue;
             }
             if (policy == Policy.DISCARD) {
@@ -260,6 +262,7 @@ public final class TraceBuffer {
             }
             byAge.pollFirst();
             overwrite(oldest);
+            recycle(oldest);
         }
         counters.paddingBytesWritten += start - writeV;
         if (writeV > 0 && start / capacity > (writeV - 1) / capacity) {
@@ -267,6 +270,25 @@ public final class TraceBuffer {
         }
         writeV = end;
         return start;
+    }
+
+    /**
+     * A record for a new chunk: a reused one when any has left the ring. A record is reused only once
+     * nothing refers to it any more (it left both its sequence's index and the age queue).
+     */
+    private ChunkRecord obtainRecord() {
+        ChunkRecord record = freeRecords;
+        if (record == null) {
+            return new ChunkRecord();
+        }
+        freeRecords = record.nextFree;
+        return record;
+    }
+
+    private void recycle(ChunkRecord record) {
+        record.sequence = null;
+        record.nextFree = freeRecords;
+        freeRecords = record;
     }
 
     private void overwrite(ChunkRecord victim) {
