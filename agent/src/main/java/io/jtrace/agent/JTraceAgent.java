@@ -1,6 +1,9 @@
 package io.jtrace.agent;
 
+import io.jtrace.service.InvalidConfigException;
+import io.jtrace.service.ServiceLimitException;
 import java.lang.instrument.Instrumentation;
+import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +61,14 @@ public final class JTraceAgent {
             // are traced.
             FileSession session = AgentRuntime.get().startSession(options);
             log.info("jtrace: tracing to {}", session.file());
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof InvalidConfigException || cause instanceof ServiceLimitException) {
+                // The user's mistake (say, a file that cannot be written): one clear line, no stack.
+                log.error("jtrace agent not started: {}", cause.getMessage());
+            } else {
+                log.error("jtrace agent failed to start tracing", cause);
+            }
         } catch (Throwable t) {
             // A guest never takes the host down: report and stay out of the way.
             log.error("jtrace agent failed to start tracing", t);

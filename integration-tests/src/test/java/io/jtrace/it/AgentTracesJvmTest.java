@@ -119,6 +119,19 @@ class AgentTracesJvmTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void aTraceFileThatCannotBeWrittenIsReportedInOneLineAndTheApplicationRunsUntraced(String jdk) throws Exception {
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=/proc/no-such-dir/x.pftrace", dir,
+                AppWorkload.class.getName(), "1", "5", "0");
+        assertEquals(0, result.exitCode(), result.stderr());
+        assertTrue(result.stderr().contains("jtrace agent not started: output_path '/proc/no-such-dir/x.pftrace'"),
+                result.stderr());
+        assertFalse(result.stderr().contains("\tat "), "a user's mistake gets a message, not a stack trace: "
+                + result.stderr());
+        assertEquals(Set.of("SLICES", "GCS"), parseReport(result.stdout()).keySet(), result.stdout());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
     void withoutStartTheAgentTracesNothingAndStaysSilent(String jdk) throws Exception {
         ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), null, dir, AppWorkload.class.getName(), "2", "10", "1");
         assertEquals(0, result.exitCode(), result.stderr());
