@@ -23,10 +23,6 @@ final class ChunkMover {
     long refusedChunks;
     /** Patches for a writer or buffer the producer has no business with (TraceStats.patches_discarded). */
     long refusedPatches;
-    /** Cache of {@link #bufferFor} for the duration of one commit (sessions cannot change meanwhile). */
-    private ProducerState lastProducer;
-    private int lastTarget;
-    private TraceBuffer lastBuffer;
 
     ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners) {
         this.buffers = buffers;
@@ -35,14 +31,12 @@ final class ChunkMover {
 
     /** Applies a commit: its chunks first, then its patches (a patch may be for a chunk in the same request). */
     void commit(ProducerState producer, CommitRequest request) {
-        lastProducer = null;
         for (int i = 0; i < request.size(); i++) {
             move(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
         }
         for (CommitRequest.Patch patch : request.patches()) {
             applyPatch(producer, patch);
         }
-        lastProducer = null;
     }
 
     private void move(ProducerState producer, int page, int chunk, int targetBuffer) {
@@ -54,15 +48,10 @@ final class ChunkMover {
         // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
         // repartitioned) and, being a volatile access, made the producer's writes visible.
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-        int offset = abi.chunkOffset(page, layout, chunk);
-        int chunkId = abi.readChunkId(offset);
-        int writerAndPackets = abi.readWriterAndPackets(offset);
         TraceBuffer buffer = bufferFor(producer, targetBuffer);
         if (buffer != null) {
             // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-            buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), chunkId,
-                    ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                    payloadSize(abi, layout), true);
+            buffer.copyChunk(producer.id, abi, page, layout, chunk, true);
         }
         abi.releaseChunkAsFree(page, chunk);
     }
@@ -90,7 +79,6 @@ final class ChunkMover {
         if (abi == null || !producer.connected) {
             return;
         }
-        lastProducer = null;
         for (int page = 0; page < abi.pageCount(); page++) {
             int bitmap = abi.pageBitmap(page);
             PageLayout layout = PageHeader.layout(bitmap);
@@ -102,11 +90,7 @@ final class ChunkMover {
                 if (state != ChunkState.COMPLETE && state != ChunkState.BEING_WRITTEN) {
                     continue;
                 }
-                int offset = abi.chunkOffset(page, layout, chunk);
-                // Acquire load first, copy second: every packet counted in this word was fully written
-                // before the writer's release store of it, so the copy holds all of them. Bytes past
-                // them may be mid-write; the count keeps the reader away from them.
-                int writerAndPackets = abi.readWriterAndPackets(offset);
+                int writerAndPackets = abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk));
                 Integer target = producer.writerTargets.get(ChunkHeader.writerId(writerAndPackets));
                 if (target == null || bufferOwners.get(target) != session) {
                     continue;
@@ -115,16 +99,10 @@ final class ChunkMover {
                 // stays the producer's to hand over; that later commit finds it where it expects it.
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
-                    buffer.copyChunk(producer.id, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                            ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                            payloadSize(abi, layout), state == ChunkState.COMPLETE);
+                    buffer.copyChunk(producer.id, abi, page, layout, chunk, state == ChunkState.COMPLETE);
                 }
             }
         }
-    }
-
-    private static int payloadSize(SharedMemoryAbi abi, PageLayout layout) {
-        return layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
     }
 
     /**
@@ -132,17 +110,6 @@ final class ChunkMover {
      * (stale writer, finished session, or forged id): such a chunk is freed without being kept.
      */
     private TraceBuffer bufferFor(ProducerState producer, int targetBuffer) {
-        // A commit's chunks nearly always share one target: remember the last answer within a commit.
-        if (producer == lastProducer && targetBuffer == lastTarget) {
-            return lastBuffer;
-        }
-        lastProducer = producer;
-        lastTarget = targetBuffer;
-        lastBuffer = lookUpBuffer(producer, targetBuffer);
-        return lastBuffer;
-    }
-
-    private TraceBuffer lookUpBuffer(ProducerState producer, int targetBuffer) {
         TraceBuffer buffer = buffers.get(targetBuffer);
         TracingSession owner = bufferOwners.get(targetBuffer);
         if (buffer == null || owner == null || owner.state == TracingSession.State.DISABLED

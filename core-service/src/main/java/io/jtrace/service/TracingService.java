@@ -373,13 +373,22 @@ public final class TracingService implements AutoCloseable {
     }
 
     private void dataSourceStarted(ProducerState producer, long instanceId) {
+        TracingSession session = sessionOf(producer, instanceId);
+        if (session != null) {
+            session.instance(instanceId).started = true;
+            checkStarted(session);
+        }
+    }
+
+    /** The session of one of this producer's instances, or null (ids from anyone else are ignored). */
+    private TracingSession sessionOf(ProducerState producer, long instanceId) {
         for (TracingSession session : sessions.values()) {
             TracingSession.Instance instance = session.instance(instanceId);
             if (instance != null && instance.producerId == producer.id) {
-                instance.started = true;
-                checkStarted(session);
+                return session;
             }
         }
+        return null;
     }
 
     private static void checkStarted(TracingSession session) {
@@ -437,12 +446,10 @@ public final class TracingService implements AutoCloseable {
     }
 
     private void dataSourceStopped(ProducerState producer, long instanceId) {
-        for (TracingSession session : sessions.values()) {
-            TracingSession.Instance instance = session.instance(instanceId);
-            if (instance != null && instance.producerId == producer.id) {
-                instance.stopped = true;
-                checkStopped(session);
-            }
+        TracingSession session = sessionOf(producer, instanceId);
+        if (session != null) {
+            session.instance(instanceId).stopped = true;
+            checkStopped(session);
         }
     }
 

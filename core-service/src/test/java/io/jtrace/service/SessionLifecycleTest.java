@@ -61,7 +61,7 @@ class SessionLifecycleTest {
     }
 
     @Test
-    void aDataSourceThatNeverReportsStartedDelaysTracingOnlyUntilTheTimeout() throws Exception {
+    void aDataSourceThatNeverReportsStartedDoesNotHoldTracingBackForever() throws Exception {
         ScriptedProducer.connect(service, new DataSourceDescriptor("src", true, false));
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         assertTrue(await(consumer.enableTracing(config("src").setDataSourceStopTimeoutMs(200).build())) > 0);
@@ -82,7 +82,7 @@ class SessionLifecycleTest {
     }
 
     @Test
-    void aDataSourceThatNeverReportsStoppedDelaysTheStopOnlyUntilTheTimeout() throws Exception {
+    void aDataSourceThatNeverReportsStoppedDoesNotHoldTheStopBackForever() throws Exception {
         ScriptedProducer.connect(service, new DataSourceDescriptor("src", false, true));
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         await(consumer.enableTracing(config("src").setDataSourceStopTimeoutMs(200).build()));

@@ -4,7 +4,6 @@ import io.jtrace.producer.DataSourceContext;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
-import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.ChunkState;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
@@ -81,11 +80,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
                 int page = request.page(i);
                 int chunk = request.chunk(i);
                 abi.tryAcquireChunkForReading(page, chunk);
-                PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-                int offset = abi.chunkOffset(page, layout, chunk);
-                int word = abi.readWriterAndPackets(offset);
-                buffer.copyChunk(1, ChunkHeader.writerId(word), abi.readChunkId(offset), ChunkHeader.packetsWordOf(word),
-                        abi.smb().buffer(), offset + ChunkHeader.SIZE, layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, true);
+                buffer.copyChunk(1, abi, page, PageHeader.layout(abi.pageBitmap(page)), chunk, true);
                 abi.releaseChunkAsFree(page, chunk);
             }
             for (CommitRequest.Patch p : request.patches()) {
@@ -126,11 +121,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
             }
             for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
                 if (abi.chunkState(page, chunk) == ChunkState.BEING_WRITTEN) {
-                    int offset = abi.chunkOffset(page, layout, chunk);
-                    int word = abi.readWriterAndPackets(offset);
-                    buffer.copyChunk(1, ChunkHeader.writerId(word), abi.readChunkId(offset), ChunkHeader.packetsWordOf(word),
-                            abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                            layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, false);
+                    buffer.copyChunk(1, abi, page, layout, chunk, false);
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.jtrace.service.buffer;
 
+import io.jtrace.shm.abi.ChunkHeader;
+
 /**
  * Where one stored chunk's payload lies in the ring, with its header fields. Records are reused once
  * their chunk has left the ring (see {@link TraceBuffer}), so storing chunks allocates nothing in steady
@@ -31,11 +33,15 @@ final class ChunkRecord {
         this.vstart = vstart;
         this.offset = offset;
         this.size = size;
-        this.packetCount = 0;
-        this.flags = 0;
-        this.complete = false;
         this.dead = false;
         this.nextFree = null;
         return this;
+    }
+
+    /** The header fields of the copy just stored (count and flags from the chunk's packets word). */
+    void header(int packetsWord, boolean complete) {
+        this.packetCount = ChunkHeader.packetCount(packetsWord);
+        this.flags = ChunkHeader.flags(packetsWord);
+        this.complete = complete;
     }
 }

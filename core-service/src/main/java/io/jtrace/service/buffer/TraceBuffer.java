@@ -1,6 +1,8 @@
 package io.jtrace.service.buffer;
 
 import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.WireFormat;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -54,7 +56,6 @@ public final class TraceBuffer {
     private long used;
     /** Records of chunks that left the ring, for reuse (linked through {@code nextFree}). */
     private ChunkRecord freeRecords;
-    private SequenceKey lastKey;
     private SequenceState lastSequence;
     private byte[] out = new byte[4096];
 
@@ -157,6 +158,22 @@ public final class TraceBuffer {
         counters.abiViolations++;
     }
 
+    /**
+     * Stores chunk {@code index} of {@code page}, laid out as {@code layout}, straight out of a
+     * producer's SMB. The header word is loaded with acquire before the payload is copied: every packet
+     * it counts was fully written before the writer's release store of it, so the copy holds them all
+     * (bytes past them may be mid-write; the count keeps the reader away from them). The caller owns the
+     * chunk (BEING_READ) or, for a chunk a writer still holds, accepts {@code complete = false}.
+     */
+    public boolean copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
+                             boolean complete) {
+        int offset = abi.chunkOffset(page, layout, index);
+        int writerAndPackets = abi.readWriterAndPackets(offset);
+        return copyChunk(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
+                ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
+                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete);
+    }
+
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)} from an array. */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, byte[] payload, boolean complete) {
         return copyChunk(producerId, writerId, chunkId, packetsWord, ByteBuffer.wrap(payload), 0, payload.length, complete);
@@ -187,9 +204,7 @@ public final class TraceBuffer {
             counters.chunksRewritten++;
             if (existing.size == length) {
                 src.get(offset, ring, existing.offset, length);
-                existing.packetCount = ChunkHeader.packetCount(packetsWord);
-                existing.flags = ChunkHeader.flags(packetsWord);
-                existing.complete = complete;
+                existing.header(packetsWord, complete);
                 return true;
             }
             forget(existing);
@@ -216,9 +231,7 @@ public final class TraceBuffer {
         }
         ChunkRecord record = obtainRecord().init(seq, chunkId, ordinal, at, (int) (at % capacity), length);
         src.get(offset, ring, record.offset, length);
-        record.packetCount = ChunkHeader.packetCount(packetsWord);
-        record.flags = ChunkHeader.flags(packetsWord);
-        record.complete = complete;
+        record.header(packetsWord, complete);
         seq.chunks.add(record);
         byAge.addLast(record);
         used += length;
@@ -228,15 +241,13 @@ public final class TraceBuffer {
     }
 
     private SequenceState sequence(int producerId, int writerId) {
-        // Consecutive chunks usually come from the same writer: skip the map then.
-        if (lastKey != null && lastKey.producerId() == producerId && lastKey.writerId() == writerId) {
-            return lastSequence;
+        // Consecutive chunks often come from the same writer: skip the map then.
+        SequenceState last = lastSequence;
+        if (last != null && last.key.producerId() == producerId && last.key.writerId() == writerId) {
+            return last;
         }
-        SequenceKey key = new SequenceKey(producerId, writerId);
-        SequenceState seq = sequences.computeIfAbsent(key, SequenceState::new);
-        lastKey = seq.key;
-        lastSequence = seq;
-        return seq;
+        lastSequence = sequences.computeIfAbsent(new SequenceKey(producerId, writerId), SequenceState::new);
+        return lastSequence;
     }
 
     /**

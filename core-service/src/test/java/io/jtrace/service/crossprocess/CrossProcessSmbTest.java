@@ -6,19 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
-import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageHeader;
-import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,14 +105,8 @@ class CrossProcessSmbTest {
 
     private static void moveChunk(SharedMemoryAbi abi, TraceBuffer buffer, int page, int chunk) {
         assertTrue(abi.tryAcquireChunkForReading(page, chunk), "committed chunk is COMPLETE in this process's view");
-        PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-        byte[] copy = new byte[layout.chunkSize(abi.pageSize())];
-        abi.smb().buffer().get(abi.chunkOffset(page, layout, chunk), copy);
+        assertTrue(buffer.copyChunk(1, abi, page, PageHeader.layout(abi.pageBitmap(page)), chunk, true));
         assertTrue(abi.releaseChunkAsFree(page, chunk));
-        ByteBuffer header = ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN);
-        int word = header.getInt(ChunkHeader.WRITER_AND_PACKETS_OFFSET);
-        buffer.copyChunk(1, ChunkHeader.writerId(word), header.getInt(ChunkHeader.CHUNK_ID_OFFSET),
-                ChunkHeader.packetsWordOf(word), Arrays.copyOfRange(copy, ChunkHeader.SIZE, copy.length), true);
     }
 
     private static SequenceIdentity identity() {

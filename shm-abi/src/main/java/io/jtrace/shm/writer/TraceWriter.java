@@ -191,7 +191,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      * and calls {@link #commitReserved}. Returns -1 otherwise: use {@link #beginPacket()}.
      */
     public int tryReserve(int maxSize) {
-        if (chunkHandle == NO_CHUNK || inPacket || packetCount >= ChunkHeader.MAX_PACKETS - 1) {
+        if (chunkHandle == NO_CHUNK || inPacket || packetCount == ChunkHeader.MAX_PACKETS) {
             return -1;
         }
         int frame = proto.position();
@@ -295,6 +295,11 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             oversized = true;
             size = 0;
         }
+        sendPatch(level, size);
+    }
+
+    /** The size of the message at {@code level}, for its size field left in a released chunk. */
+    private void sendPatch(int level, int size) {
         arbiter.committer().patch(new CommitRequest.Patch(writerId, patchChunkId[level], patchOffset[level],
                 WireFormat.redundantVarint(size), level > patchLowestLevel[level]));
     }
@@ -310,8 +315,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         }
         for (int level = proto.depth() - 1; level >= 1; level--) {
             if (proto.fragmentOf(level) != proto.fragment()) {
-                arbiter.committer().patch(new CommitRequest.Patch(writerId, patchChunkId[level], patchOffset[level],
-                        WireFormat.redundantVarint(0), level > patchLowestLevel[level]));
+                sendPatch(level, 0);
             }
         }
     }
