@@ -17,9 +17,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -36,7 +37,7 @@ public final class ProducerClient implements Producer, AutoCloseable {
 
     private final String name;
     private final Map<String, DataSource> dataSources = new LinkedHashMap<>();
-    private final ExecutorService thread;
+    private final ScheduledExecutorService thread;
     // ---- owned by the producer thread (after connect) ----
     private final Map<Long, DataSourceInstance> instances = new HashMap<>();
     private ProducerEndpoint endpoint;
@@ -49,7 +50,7 @@ public final class ProducerClient implements Producer, AutoCloseable {
         for (DataSource source : sources) {
             dataSources.put(source.name(), source);
         }
-        this.thread = Executors.newSingleThreadExecutor(r -> {
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "jtrace-producer");
             t.setDaemon(true);
             return t;
@@ -188,17 +189,21 @@ public final class ProducerClient implements Producer, AutoCloseable {
 
     private void run(Runnable task) {
         try {
-            thread.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    // A failing data source must not take the producer (or the host application) down.
-                    LOG.warn("jtrace producer {}: data source call failed", name, e);
-                }
-            });
+            thread.execute(guarded(task));
         } catch (RejectedExecutionException e) {
             LOG.debug("jtrace producer {} is closed; call dropped", name);
         }
+    }
+
+    private Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                // A failing data source must not take the producer (or the host application) down.
+                LOG.warn("jtrace producer {}: data source call failed", name, e);
+            }
+        };
     }
 
     private final class Context implements DataSourceContext {
@@ -227,6 +232,28 @@ public final class ProducerClient implements Producer, AutoCloseable {
         @Override
         public long instanceId() {
             return instanceId;
+        }
+
+        @Override
+        public int smbChunks() {
+            return arbiter.abi().pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
+        }
+
+        @Override
+        public long droppedPackets() {
+            return arbiter.droppedPackets();
+        }
+
+        @Override
+        public Cancellable every(long periodMillis, Runnable task) {
+            try {
+                ScheduledFuture<?> future = thread.scheduleWithFixedDelay(guarded(task), periodMillis, periodMillis,
+                        TimeUnit.MILLISECONDS);
+                return () -> future.cancel(false);
+            } catch (RejectedExecutionException e) {
+                LOG.debug("jtrace producer {} is closed; periodic task not scheduled", name);
+                return () -> { };
+            }
         }
     }
 

@@ -24,12 +24,19 @@ final class ChunkMover {
     /** Patches for a writer or buffer the producer has no business with (TraceStats.patches_discarded). */
     long refusedPatches;
 
-    ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners) {
+    private final SequenceRegistry sequences;
+
+    ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
+               SequenceRegistry sequences) {
         this.buffers = buffers;
         this.bufferOwners = bufferOwners;
+        this.sequences = sequences;
     }
 
-    /** Applies a commit: its chunks first, then its patches (a patch may be for a chunk in the same request). */
+    /**
+     * Applies a commit: its chunks first, then its patches (a patch may be for a chunk in the same
+     * request), then its retired writers (whose last chunks and patches are in this request or earlier).
+     */
     void commit(ProducerState producer, CommitRequest request) {
         for (int i = 0; i < request.size(); i++) {
             move(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
@@ -37,6 +44,23 @@ final class ChunkMover {
         for (CommitRequest.Patch patch : request.patches()) {
             applyPatch(producer, patch);
         }
+        for (int i = 0; i < request.retiredWriterCount(); i++) {
+            retire(producer, request.retiredWriter(i));
+        }
+    }
+
+    /**
+     * Closes a writer's sequence: its chunks stay readable under their sequence id, and the writer id is
+     * free for a new writer, whose chunks start a new sequence. An id the producer never registered is
+     * ignored (nothing of it is stored).
+     */
+    private void retire(ProducerState producer, int writerId) {
+        Integer target = producer.writerTargets.remove(writerId);
+        TraceBuffer buffer = target == null ? null : buffers.get(target);
+        if (buffer != null) {
+            buffer.retireWriter(sequences, producer.id, writerId);
+        }
+        sequences.retire(producer.id, writerId);
     }
 
     private void move(ProducerState producer, int page, int chunk, int targetBuffer) {

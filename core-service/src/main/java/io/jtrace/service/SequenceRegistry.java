@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Who wrote what: a trusted_packet_sequence_id per (producer, writer), unique in the service and never
  * the service's own, and the pid and uid of every producer ever connected, so its packets keep them
- * after it disconnects. Service thread only.
+ * after it disconnects. A writer that retires gives up its mapping: a new writer with the recycled id
+ * gets a new sequence id (buffers keep the old one for the old writer's chunks). Service thread only.
  */
 final class SequenceRegistry implements SequenceIdentity {
     private final Map<Long, Integer> sequenceIds = new HashMap<>();
@@ -25,6 +26,11 @@ final class SequenceRegistry implements SequenceIdentity {
     @Override
     public int sequenceId(int producerId, int writerId) {
         return sequenceIds.computeIfAbsent(((long) producerId << 16) | writerId, k -> nextSequenceId++);
+    }
+
+    /** The writer retired: the next one with this id starts a new sequence. */
+    void retire(int producerId, int writerId) {
+        sequenceIds.remove(((long) producerId << 16) | writerId);
     }
 
     @Override

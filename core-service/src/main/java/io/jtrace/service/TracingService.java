@@ -58,7 +58,7 @@ public final class TracingService implements AutoCloseable {
     private int nextBufferId = 1;
     private long nextInstanceId = 1;
     private long totalBufferBytes;
-    private final ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners);
+    private final ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences);
     private final ServicePackets servicePackets;
     private final FlushCoordinator flushes;
 
@@ -172,12 +172,37 @@ public final class TracingService implements AutoCloseable {
         try {
             if (producer.connected && producer.abi != null) {
                 chunkMover.commit(producer, request);
+                drainFilledBuffers(request);
             }
         } catch (InternalError e) {
             // The JVM reports access to a mapping whose file was truncated as InternalError (SIGBUS).
             dropProducer(producer, "its shared memory buffer became inaccessible (" + e.getMessage() + ")");
         } finally {
             request.release();
+        }
+    }
+
+    /**
+     * A session that streams into a file must not overwrite what it could have saved: when a commit
+     * leaves one of its buffers more than half full, the file gets what is readable now instead of at
+     * the next file_write_period.
+     */
+    private void drainFilledBuffers(CommitRequest request) {
+        int checked = -1;
+        for (int i = 0; i < request.size(); i++) {
+            int bufferId = request.targetBuffer(i);
+            if (bufferId == checked) {
+                continue;
+            }
+            checked = bufferId;
+            TraceBuffer buffer = buffers.get(bufferId);
+            TracingSession owner = bufferOwners.get(bufferId);
+            // The second condition keeps chunks that cannot be read yet (a sequence waiting for a patch
+            // or a gap) from making every commit drain again.
+            if (buffer != null && owner != null && owner.file != null && buffer.used() > buffer.capacity() / 2
+                    && buffer.used() - buffer.usedAfterLastRead() > buffer.capacity() / 4) {
+                writeIntoFile(owner);
+            }
         }
     }
 

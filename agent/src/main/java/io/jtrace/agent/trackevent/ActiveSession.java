@@ -1,11 +1,25 @@
 package io.jtrace.agent.trackevent;
 
 import io.jtrace.producer.DataSourceContext;
+import java.util.concurrent.atomic.LongAdder;
 
-/** The track_event instance currently running: where writers come from and which categories are on. */
+/**
+ * The track_event instance currently running: where writers come from, which categories are on, the
+ * pool of shared sequences, and the events it lost without a writer to count them.
+ */
 final class ActiveSession {
     private final DataSourceContext context;
     private final CategoryFilter filter;
+    private final SequencePool pool;
+    /**
+     * Events lost before any writer saw them (no writer id left, pool busy or closed, a failure of ours
+     * outside a packet): they leave no drop marker, so they are counted here. Rare, so a LongAdder.
+     */
+    private final LongAdder lostWithoutWriter = new LongAdder();
+    /** Packets dropped by this session's writers that were closed (their final count). */
+    private final LongAdder droppedByClosedWriters = new LongAdder();
+    /** Of all packets dropped, those that were not events (sequence headers, track descriptors). */
+    private final LongAdder nonEventDrops = new LongAdder();
     /**
      * Bumped (by the producer thread) when the service asks to clear incremental state; every
      * application thread compares it with its own on its next event (a volatile read) and then starts
@@ -13,9 +27,10 @@ final class ActiveSession {
      */
     private volatile int generation;
 
-    ActiveSession(DataSourceContext context, CategoryFilter filter) {
+    ActiveSession(DataSourceContext context, CategoryFilter filter, SequencePool pool) {
         this.context = context;
         this.filter = filter;
+        this.pool = pool;
     }
 
     DataSourceContext context() {
@@ -26,6 +41,10 @@ final class ActiveSession {
         return filter;
     }
 
+    SequencePool pool() {
+        return pool;
+    }
+
     int generation() {
         return generation;
     }
@@ -34,5 +53,30 @@ final class ActiveSession {
     @SuppressWarnings("NonAtomicOperationOnVolatileField")
     void clearIncrementalState() {
         generation++;
+    }
+
+    void lostWithoutWriter() {
+        lostWithoutWriter.increment();
+    }
+
+    void writerClosed(long droppedPackets) {
+        droppedByClosedWriters.add(droppedPackets);
+    }
+
+    void nonEventDropped() {
+        nonEventDrops.increment();
+    }
+
+    /**
+     * Events lost: dropped by writers (SMB full, failed packets), less the dropped packets that were not
+     * events, plus those lost before reaching a writer. {@code droppedByOpenWriters} are the drops of
+     * writers still open (owned by live threads).
+     */
+    long lostEvents(long droppedByOpenWriters) {
+        return droppedByClosedWriters.sum() + droppedByOpenWriters - nonEventDrops.sum() + lostWithoutWriter.sum();
+    }
+
+    long lostWithoutWriterCount() {
+        return lostWithoutWriter.sum();
     }
 }

@@ -16,7 +16,8 @@ import java.nio.ByteBuffer;
  *  0x5a len                   track_event {
  *    0x48 type                  type
  *    [0x18 category_iid]        category_iids
- *    [0x50 name_iid]            name_iid  }
+ *    [0x50 name_iid]            name_iid
+ *    [0x58 track_uuid]          track_uuid (pooled sequences only: they have no default track)  }
  * </pre>
  *
  * Every byte after the timestamp is known up front, so it is assembled in registers and stored as one
@@ -24,8 +25,11 @@ import java.nio.ByteBuffer;
  * overwritten by the next packet or never read (the frame gives the packet's length).
  */
 final class SmallEventEncoder {
-    /** Largest packet this encoder writes: tag + 9-byte timestamp + 6 fixed bytes + two 3-byte fields. */
-    static final int MAX_SIZE = 1 + 9 + 6 + 6;
+    /**
+     * Largest packet this encoder writes: tag + 9-byte timestamp + 6 fixed bytes + two 3-byte fields +
+     * a track uuid (tag and a varint of up to 10 bytes).
+     */
+    static final int MAX_SIZE = 1 + 9 + 6 + 6 + 11;
     /** Iids that fit in two varint bytes. */
     static final int MAX_SMALL_IID = (1 << 14) - 1;
 
@@ -35,8 +39,13 @@ final class SmallEventEncoder {
     private static final int TYPE_TAG = TrackEvent.TYPE_FIELD_NUMBER << 3;
     private static final int CATEGORY_TAG = TrackEvent.CATEGORY_IIDS_FIELD_NUMBER << 3;
     private static final int NAME_TAG = TrackEvent.NAME_IID_FIELD_NUMBER << 3;
+    private static final int TRACK_UUID_TAG = TrackEvent.TRACK_UUID_FIELD_NUMBER << 3;
 
     private SmallEventEncoder() {}
+
+    private static int varintLength(long v) {
+        return v == 0 ? 1 : (63 - Long.numberOfLeadingZeros(v)) / 7 + 1;
+    }
 
     /** The varint bytes of {@code v} < 2^14, little-endian in a long (1 or 2 bytes). */
     private static long varint14(int v) {
@@ -46,9 +55,10 @@ final class SmallEventEncoder {
     /**
      * Writes the event if it fits in the writer's current chunk; returns false (nothing written) when
      * the caller must take the general path. {@code categoryIid} and {@code nameIid} are 0 when absent,
-     * else 1..{@link #MAX_SMALL_IID}.
+     * else 1..{@link #MAX_SMALL_IID}; {@code trackUuid} is 0 for the sequence's default track.
      */
-    static boolean tryWrite(TraceWriter writer, long timestamp, int type, int categoryIid, int nameIid) {
+    static boolean tryWrite(TraceWriter writer, long timestamp, int type, int categoryIid, int nameIid,
+                            long trackUuid) {
         if (timestamp < 0) {
             return false;
         }
@@ -92,7 +102,8 @@ final class SmallEventEncoder {
             extra |= (NAME_TAG | varint14(nameIid) << 8) << (8 * extraLength);
             extraLength += nameIid < 0x80 ? 2 : 3;
         }
-        int eventLength = 2 + extraLength;
+        int trackLength = trackUuid == 0 ? 0 : 1 + varintLength(trackUuid);
+        int eventLength = 2 + extraLength + trackLength;
         long head = SEQUENCE_FLAGS_TAG
                 | (long) SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE << 8
                 | (long) TRACK_EVENT_TAG << 16
@@ -102,6 +113,17 @@ final class SmallEventEncoder {
         b.putLong(p, head | extra << 48);
         if (extraLength > 2) {
             b.putLong(p + 8, extra >>> 16);
+        }
+        if (trackLength != 0) {
+            // After the wide stores above, which may have run over these bytes.
+            int q = p + 6 + extraLength;
+            b.put(q++, (byte) TRACK_UUID_TAG);
+            long u = trackUuid;
+            while ((u & ~0x7FL) != 0) {
+                b.put(q++, (byte) (u | 0x80));
+                u >>>= 7;
+            }
+            b.put(q, (byte) u);
         }
         int end = p + 4 + eventLength;
         writer.commitReserved(end - at);

@@ -1,82 +1,41 @@
 package io.jtrace.agent.trackevent;
 
 import io.jtrace.agent.tracks.OsThreadId;
-import io.jtrace.api.Category;
-import io.jtrace.shm.writer.TraceWriter;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.agent.tracks.ThreadKind;
 
 /**
- * One application thread's track_event state for the current session: its writer (its sequence) and
- * the names, categories and counter tracks already interned or described on that sequence. Touched only
- * by its own thread.
+ * One application thread's track_event state: its track, and how it writes in the current session —
+ * through a sequence of its own (a platform thread within the owned-writer budget: no atomic operation
+ * per event) or through the session's {@link SequencePool}. Touched only by its own thread, except by
+ * the reaper once the thread has ended (see {@link TrackEventDataSource}).
+ *
+ * <p>Small on purpose: a virtual thread gets one of these, and a JVM may run millions of them.
  */
 final class ThreadState {
-    final long tid = OsThreadId.current();
-    final Thread thread = Thread.currentThread();
+    final Thread thread;
+    final boolean virtual;
+    /** OS thread id for a platform thread; the Java thread id for a virtual one (it has no OS thread). */
+    final long id;
+    final long trackUuid;
+    /** The session the fields below belong to, or null before the first event. */
     ActiveSession session;
-    TraceWriter writer;
-    /** The session's incremental-state generation this sequence last started from. */
-    int generation;
-    /** The writer's drop count when this sequence's incremental state was last written. */
-    long drops;
-    final HashMap<String, Integer> nameIids = new HashMap<>();
-    final IdentityHashMap<Category, Integer> categoryIids = new IdentityHashMap<>();
-    final HashMap<String, Long> counterTracks = new HashMap<>();
-    int nextNameIid = 1;
-    int nextCategoryIid = 1;
-    /** The last name and category looked up: repeated events usually pass the same String instance. */
-    private String lastName;
-    private int lastNameIid;
-    private Category lastCategory;
-    private int lastCategoryIid;
+    /** This thread's own sequence, or null: it writes through the session's pool. */
+    Sequence own;
+    /** The session generation in which this thread's track was last described on a pooled sequence. */
+    int describedGeneration = -1;
+    /** The pool slot this thread claimed last: tried first next time, so a thread tends to keep its slot. */
+    int poolHint;
+    /** Whether the reaper knows this thread (it has held an own sequence). */
+    boolean reapable;
 
-    /** The interned id of {@code name} on this sequence, or 0. */
-    int nameIid(String name) {
-        if (name == lastName) {
-            return lastNameIid;
-        }
-        Integer iid = nameIids.get(name);
-        if (iid == null) {
-            return 0;
-        }
-        lastName = name;
-        lastNameIid = iid;
-        return iid;
-    }
-
-    /** The interned id of {@code category} on this sequence, or 0. */
-    int categoryIid(Category category) {
-        if (category == lastCategory) {
-            return lastCategoryIid;
-        }
-        Integer iid = categoryIids.get(category);
-        if (iid == null) {
-            return 0;
-        }
-        lastCategory = category;
-        lastCategoryIid = iid;
-        return iid;
-    }
-
-    /** Starts a new sequence for {@code next}: everything interned on the old one is forgotten. */
-    void rebind(ActiveSession next) {
-        if (writer != null) {
-            writer.close();
-        }
-        session = next;
-        writer = next.context().newTraceWriter();
-        clearIncrementalState();
-    }
-
-    /** Forgets what was interned and described on this sequence; the caller writes a new header. */
-    void clearIncrementalState() {
-        nameIids.clear();
-        categoryIids.clear();
-        lastName = null;
-        lastCategory = null;
-        counterTracks.clear();
-        nextNameIid = 1;
-        nextCategoryIid = 1;
+    ThreadState(ProcessTrack process) {
+        this.thread = Thread.currentThread();
+        this.virtual = ThreadKind.isVirtual(thread);
+        @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+; getId() is the same value
+        long javaId = thread.getId();
+        this.id = virtual ? javaId : OsThreadId.current();
+        this.trackUuid = virtual ? process.virtualThreadUuid(javaId) : process.threadUuid(id);
+        this.poolHint = (int) (javaId ^ (javaId >>> 32));
     }
 }

@@ -19,23 +19,43 @@ import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code track_event} data source: the backend of {@link io.jtrace.api.TrackEvent}. Each
- * application thread writes its own sequence (its own {@link TraceWriter}), with names and categories
- * interned per sequence, slices on its thread track and counters on process-wide counter tracks.
+ * The {@code track_event} data source: the backend of {@link io.jtrace.api.TrackEvent}. Every event
+ * goes on its thread's track; names and categories are interned per sequence.
+ *
+ * <h2>Which sequence a thread writes</h2>
+ * A platform thread gets a sequence of its own (its own {@link TraceWriter}: no atomic operation per
+ * event) while fewer than {@link #ownedBudget} threads hold one; every other thread — every virtual
+ * thread, and platform threads beyond the budget — claims a sequence of the session's
+ * {@link SequencePool} for each event. Each own sequence keeps one SMB chunk for as long as its thread
+ * lives, so the budget (a quarter of the SMB's chunks) is what bounds the SMB that idle threads can
+ * pin; threads beyond it cost a CAS per event instead of a chunk. Own sequences of threads that have
+ * ended are closed by the reaper every {@link #REAP_PERIOD_MS} ms, which commits their last chunk,
+ * retires their sequence and frees their place in the budget.
  *
  * <p>One instance runs at a time; a second session asking for track_event while one runs is refused
  * with a warning.
+ *
+ * <p>Nothing thrown in here reaches the application: an event that cannot be written is counted as
+ * lost ({@link ActiveSession#lostEvents}), and the session's total loss is written into the trace at
+ * stop (a counter track, {@link #LOST_EVENTS_TRACK}) and logged when not zero.
  */
 public final class TrackEventDataSource implements DataSource, TrackEventBackend {
     public static final String NAME = "track_event";
+    /** Name of the counter track that holds the number of events the session lost, written at stop. */
+    public static final String LOST_EVENTS_TRACK = "jtrace: lost track events";
+    static final long REAP_PERIOD_MS = 100;
+    private static final long POOL_CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Logger LOG = LoggerFactory.getLogger(TrackEventDataSource.class);
 
     private final ProcessTrack process;
-    private final ThreadLocal<ThreadState> threads = ThreadLocal.withInitial(ThreadState::new);
+    private final ThreadLocal<ThreadState> threads;
     private final Slice endSlice = () -> end(null, System.nanoTime());
     /**
      * The running instance, or null. Written by the producer thread at start/stop (volatile store),
@@ -43,13 +63,18 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * into the old session's writer, whose chunks the service scrapes or discards.
      */
     private volatile ActiveSession active;
-    /** Every thread that holds a writer: added by the thread itself, reaped by the producer thread. */
-    private final ConcurrentLinkedQueue<ThreadState> threadsWithWriters = new ConcurrentLinkedQueue<>();
+    /** Threads that have held an own sequence: added by the thread itself, reaped by the producer thread. */
+    private final ConcurrentLinkedQueue<ThreadState> reapable = new ConcurrentLinkedQueue<>();
+    /** Own sequences open now (any session): taken by threads with a CAS, given back when one closes. */
+    private final AtomicInteger ownedSequences = new AtomicInteger();
+    /** How many threads may own a sequence; set at start from the SMB size (producer thread, before {@link #active}). */
+    private volatile int ownedBudget;
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
 
     public TrackEventDataSource(ProcessTrack process) {
         this.process = process;
+        this.threads = ThreadLocal.withInitial(() -> new ThreadState(process));
         AgentBridge.install(this, this::categoryCreated);
     }
 
@@ -60,9 +85,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     @Override
     public DataSourceInstance create(DataSourceContext context, DataSourceConfig config) {
-        ActiveSession session = new ActiveSession(context, CategoryFilter.from(config.getTrackEventConfig()));
+        CategoryFilter filter = CategoryFilter.from(config.getTrackEventConfig());
         return new DataSourceInstance() {
+            private ActiveSession session;
             private TraceWriter descriptorWriter;
+            private DataSourceContext.Cancellable reaper;
 
             @Override
             public void start() {
@@ -71,16 +98,23 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                             config.getTracingSessionId());
                     return;
                 }
-                releaseEndedThreads();
-                // Kept open until stop: closing it would free its writer id for another writer of this
-                // session, whose chunk ids would restart at 0 on the same sequence.
+                reapEndedThreads();
+                // Kept open until stop: closing it retires its sequence, and the process descriptor and
+                // the loss count written at stop belong on one sequence.
                 descriptorWriter = context.newTraceWriter();
                 process.writeProcessDescriptor(descriptorWriter);
                 descriptorWriter.flush();
+                Sequence[] pooled = new Sequence[SequencePool.defaultSize()];
+                for (int i = 0; i < pooled.length; i++) {
+                    pooled[i] = new Sequence(context.newTraceWriter(), 0);
+                }
+                ownedBudget = Math.max(0, context.smbChunks() / 4);
+                session = new ActiveSession(context, filter, new SequencePool(pooled));
                 active = session;
                 for (Category category : AgentBridge.categories()) {
                     AgentBridge.setEnabled(category, session.filter().isEnabled(category.name()));
                 }
+                reaper = context.every(REAP_PERIOD_MS, TrackEventDataSource.this::reapEndedThreads);
             }
 
             @Override
@@ -90,39 +124,95 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
             @Override
             public void clearIncrementalState() {
-                session.clearIncrementalState();
-                releaseEndedThreads();
+                if (session != null) {
+                    session.clearIncrementalState();
+                }
+                reapEndedThreads();
             }
 
             @Override
             public void stop() {
-                if (active != session) {
+                if (session == null || active != session) {
                     return;
                 }
+                reaper.cancel();
                 for (Category category : AgentBridge.categories()) {
                     AgentBridge.setEnabled(category, false);
                 }
                 active = null;
+                int stuck = session.pool().close(POOL_CLOSE_TIMEOUT_NANOS, session);
+                if (stuck > 0) {
+                    LOG.warn("jtrace track_event: {} shared writer(s) still busy at stop; the service scrapes them", stuck);
+                }
+                reapEndedThreads();
+                reportLoss();
                 descriptorWriter.close();
-                releaseEndedThreads();
+            }
+
+            /**
+             * The session's loss, as a counter in the trace (0 too: "nothing lost" is worth seeing) and in
+             * the log. Live threads' own writers are still theirs: their drop counts are read as they are
+             * now (plain fields, so possibly a few events stale if such a thread is still writing).
+             */
+            private void reportLoss() {
+                long droppedByOpenWriters = 0;
+                for (ThreadState t : reapable) {
+                    Sequence own = t.own;
+                    if (own != null && t.session == session) {
+                        droppedByOpenWriters += own.writer.droppedPackets();
+                    }
+                }
+                long lost = session.lostEvents(droppedByOpenWriters);
+                long track = process.namedUuid("counter:" + LOST_EVENTS_TRACK);
+                // The SMB may be full right now: retry while the service frees chunks, for up to 1 s.
+                for (int attempt = 0; attempt < 100; attempt++) {
+                    long drops = descriptorWriter.droppedPackets();
+                    process.writeNamedTrack(descriptorWriter, track, LOST_EVENTS_TRACK, true);
+                    ProtoWriter p = descriptorWriter.beginPacket();
+                    p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, System.nanoTime());
+                    p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
+                    p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
+                    p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
+                    p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, lost);
+                    p.endNested();
+                    descriptorWriter.endPacket();
+                    if (descriptorWriter.droppedPackets() == drops) {
+                        break;
+                    }
+                    LockSupport.parkNanos(10_000_000);
+                }
+                if (lost > 0) {
+                    LOG.warn("jtrace track_event: {} event(s) lost ({} without a writer, the rest dropped because "
+                            + "the shared memory buffer was full)", lost, session.lostWithoutWriterCount());
+                }
             }
         };
     }
 
     /**
-     * Producer thread: gives back the chunks and writer ids of threads that have ended. A dead thread
-     * never writes again, and everything it wrote happened-before its end was observed (isAlive), so
-     * closing its writer here races with nothing. Without this, every thread that traced once and then
-     * died would keep a chunk of the SMB forever.
+     * Producer thread: closes the own sequences of threads that have ended, which commits their last
+     * chunk, retires their sequence (its writer id comes back once the service knows) and frees their
+     * place in the owned budget. A dead thread never writes again, and everything it wrote
+     * happened-before its end was observed (isAlive, JLS 17.4.4), so closing its writer here races with
+     * nothing. Live threads are not touched.
      */
-    private void releaseEndedThreads() {
-        for (Iterator<ThreadState> it = threadsWithWriters.iterator(); it.hasNext(); ) {
+    private void reapEndedThreads() {
+        for (Iterator<ThreadState> it = reapable.iterator(); it.hasNext(); ) {
             ThreadState t = it.next();
             if (!t.thread.isAlive()) {
                 it.remove();
-                t.writer.close();
-                t.writer = null;
+                closeOwn(t);
             }
+        }
+    }
+
+    private void closeOwn(ThreadState t) {
+        Sequence own = t.own;
+        if (own != null) {
+            t.own = null;
+            ownedSequences.decrementAndGet();
+            own.writer.close();
+            t.session.writerClosed(own.writer.droppedPackets());
         }
     }
 
@@ -133,60 +223,177 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
     }
 
-    /** The calling thread's state bound to the running session, or null when none runs. */
-    private ThreadState bound() {
-        ActiveSession session = active;
-        if (session == null) {
-            return null;
-        }
-        ThreadState t = threads.get();
+    // ------------------------------------------------------------------ the event path
+
+    /**
+     * The sequence the calling thread writes its next event into, ready (its incremental state current):
+     * its own, or one claimed from the pool (the caller releases it), or null when none could be had.
+     */
+    private Sequence enter(ThreadState t, ActiveSession session) {
         if (t.session != session) {
-            boolean firstWriter = t.writer == null;
-            t.rebind(session);
-            if (firstWriter) {
-                threadsWithWriters.add(t);
+            bind(t, session);
+        }
+        Sequence s = t.own;
+        if (s == null) {
+            int slot = session.pool().claim(t.poolHint);
+            if (slot < 0) {
+                return null;
             }
-            writeSequenceHeader(t);
-        } else if (t.generation != session.generation() || t.drops != t.writer.droppedPackets()) {
+            t.poolHint = slot;
+            s = session.pool().get(slot);
+        }
+        if (s.needsRestart(session.generation())) {
             // The service asked for it, or this writer lost packets: whatever this sequence interned or
             // described may be gone from the trace, so start over. Without this, trace_processor would
-            // drop every later event of the thread that refers to lost interned names.
-            t.clearIncrementalState();
-            writeSequenceHeader(t);
+            // drop every later event of the sequence that refers to lost interned names.
+            restart(s, t, session);
         }
-        return t;
+        if (s.pooled() && t.describedGeneration != session.generation()) {
+            describeThreadOnPooled(s, t, session);
+        }
+        return s;
     }
 
-    private void writeSequenceHeader(ThreadState t) {
-        ProtoWriter p = t.writer.beginPacket();
-        SequenceHeader.write(p, process.threadUuid(t.tid));
-        process.writeThreadDescriptor(p, t.tid, Thread.currentThread().getName());
-        t.writer.endPacket();
-        t.generation = t.session.generation();
-        t.drops = t.writer.droppedPackets();
+    private static void exit(Sequence s) {
+        if (s.pooled()) {
+            s.release();
+        }
+    }
+
+    /**
+     * First event of this thread in this session: drops a sequence of an earlier session and, for a
+     * platform thread, takes an own sequence if the budget allows.
+     */
+    private void bind(ThreadState t, ActiveSession session) {
+        closeOwn(t);
+        t.session = session;
+        t.describedGeneration = -1;
+        if (t.virtual || !reserveOwned()) {
+            return;
+        }
+        TraceWriter writer;
+        try {
+            writer = session.context().newTraceWriter();
+        } catch (RuntimeException e) {
+            ownedSequences.decrementAndGet();
+            throw e;
+        }
+        t.own = new Sequence(writer, t.trackUuid);
+        if (!t.reapable) {
+            t.reapable = true;
+            reapable.add(t);
+        }
+    }
+
+    private boolean reserveOwned() {
+        int budget = ownedBudget;
+        while (true) {
+            int n = ownedSequences.get();
+            if (n >= budget) {
+                return false;
+            }
+            if (ownedSequences.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Writes the sequence's header (and, on an own sequence, its thread's descriptor) and forgets its interning. */
+    private void restart(Sequence s, ThreadState t, ActiveSession session) {
+        s.clearIncrementalState(session.generation());
+        ProtoWriter p = s.writer.beginPacket();
+        SequenceHeader.write(p, s.defaultTrack);
+        if (!s.pooled()) {
+            process.writeThreadDescriptor(p, t.id, t.thread.getName());
+        }
+        s.writer.endPacket();
+        if (s.writer.droppedPackets() != s.drops) {
+            session.nonEventDropped();
+        }
+    }
+
+    /** A pooled sequence carries other threads' events too: describe this thread's track once per generation. */
+    private void describeThreadOnPooled(Sequence s, ThreadState t, ActiveSession session) {
+        long dropsBefore = s.writer.droppedPackets();
+        ProtoWriter p = s.writer.beginPacket();
+        if (t.virtual) {
+            process.writeNamedTrack(p, t.trackUuid,
+                    ProcessTrack.virtualThreadTrackName(t.thread.getName(), t.thread.getId()), false);
+        } else {
+            process.writeThreadDescriptor(p, t.id, t.thread.getName());
+        }
+        s.writer.endPacket();
+        if (s.writer.droppedPackets() == dropsBefore) {
+            t.describedGeneration = session.generation();
+        } else {
+            session.nonEventDropped();
+        }
+    }
+
+    /**
+     * Writes one event of the calling thread. Nothing thrown here reaches the application: a failure
+     * inside a packet aborts it (the writer counts it and leaves a drop marker); one before any packet
+     * was begun is counted by the session.
+     */
+    private void event(ActiveSession session, int type, Category category, String name, long timestamp) {
+        Sequence s = null;
+        try {
+            ThreadState t = threads.get();
+            s = enter(t, session);
+            if (s == null) {
+                session.lostWithoutWriter();
+                return;
+            }
+            writeEvent(s, t, type, category, name, timestamp);
+        } catch (Throwable e) {
+            failed(session, s, e);
+        } finally {
+            if (s != null) {
+                exit(s);
+            }
+        }
+    }
+
+    private void counterEvent(ActiveSession session, String name, long longValue, double doubleValue,
+                              boolean isDouble, long timestamp) {
+        Sequence s = null;
+        try {
+            ThreadState t = threads.get();
+            s = enter(t, session);
+            if (s == null) {
+                session.lostWithoutWriter();
+                return;
+            }
+            ProtoWriter p = beginCounter(s, session, name, timestamp);
+            if (isDouble) {
+                p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, doubleValue);
+            } else {
+                p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, longValue);
+            }
+            p.endNested();
+            s.writer.endPacket();
+        } catch (Throwable e) {
+            failed(session, s, e);
+        } finally {
+            if (s != null) {
+                exit(s);
+            }
+        }
     }
 
     @Override
     public void begin(Category category, String name, long timestamp) {
-        ThreadState t = bound();
-        if (t != null) {
-            try {
-                writeEvent(t, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp);
-            } catch (RuntimeException e) {
-                failed(t, e);
-            }
+        ActiveSession session = active;
+        if (session != null) {
+            event(session, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp);
         }
     }
 
     @Override
     public void end(Category category, long timestamp) {
-        ThreadState t = bound();
-        if (t != null) {
-            try {
-                writeEvent(t, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp);
-            } catch (RuntimeException e) {
-                failed(t, e);
-            }
+        ActiveSession session = active;
+        if (session != null) {
+            event(session, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp);
         }
     }
 
@@ -197,81 +404,78 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     @Override
     public void instant(Category category, String name, long timestamp) {
-        ThreadState t = bound();
-        if (t != null) {
-            try {
-                writeEvent(t, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp);
-            } catch (RuntimeException e) {
-                failed(t, e);
-            }
+        ActiveSession session = active;
+        if (session != null) {
+            event(session, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp);
         }
     }
 
     @Override
     public void counter(Category category, String name, long value, long timestamp) {
-        ThreadState t = bound();
-        if (t != null) {
-            try {
-                ProtoWriter p = beginCounter(t, name, timestamp);
-                p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, value);
-                endEvent(t, p);
-            } catch (RuntimeException e) {
-                failed(t, e);
-            }
+        ActiveSession session = active;
+        if (session != null) {
+            counterEvent(session, name, value, 0, false, timestamp);
         }
     }
 
     @Override
     public void counter(Category category, String name, double value, long timestamp) {
-        ThreadState t = bound();
-        if (t != null) {
-            try {
-                ProtoWriter p = beginCounter(t, name, timestamp);
-                p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, value);
-                endEvent(t, p);
-            } catch (RuntimeException e) {
-                failed(t, e);
-            }
+        ActiveSession session = active;
+        if (session != null) {
+            counterEvent(session, name, 0, value, true, timestamp);
         }
     }
 
     /**
-     * A bug of ours (or a bad argument, like a null name) must not reach the application: the packet is
-     * dropped and counted, the sequence stays well-formed, and the first such failure is logged.
+     * A bug of ours, a bad argument (like a null name) or a resource we ran out of must not reach the
+     * application: the event is counted as lost — by the writer (with a drop marker, so the sequence
+     * stays well-formed) when a packet was open, else by the session — and the first failure is logged.
      */
-    private void failed(ThreadState t, RuntimeException e) {
-        t.writer.abortPacket();
+    private void failed(ActiveSession session, Sequence s, Throwable e) {
+        boolean counted = false;
+        try {
+            if (s != null && s.writer.inPacket()) {
+                s.writer.abortPacket();
+                counted = true;
+            }
+        } catch (Throwable ignored) {
+            // The writer itself is broken: the event is counted below all the same.
+        }
+        if (!counted) {
+            session.lostWithoutWriter();
+        }
         if (!failureLogged) {
             failureLogged = true;
             LOG.warn("jtrace track_event: dropped an event that could not be written", e);
         }
     }
 
-    private void writeEvent(ThreadState t, int type, Category category, String name, long timestamp) {
+    private void writeEvent(Sequence s, ThreadState t, int type, Category category, String name, long timestamp) {
         int categoryIid = 0;
         int nameIid = 0;
         boolean newCategory = false;
         boolean newName = false;
         if (category != null) {
-            categoryIid = t.categoryIid(category);
+            categoryIid = s.categoryIid(category);
             newCategory = categoryIid == 0;
             if (newCategory) {
-                categoryIid = internCategory(t, category);
+                categoryIid = s.internCategory(category);
             }
         }
         if (name != null) {
-            nameIid = t.nameIid(name);
+            nameIid = s.nameIid(name);
             newName = nameIid == 0;
             if (newName) {
-                nameIid = internName(t, name);
+                nameIid = s.internName(name);
             }
         }
+        long track = s.pooled() ? t.trackUuid : 0;
         if (!newCategory && !newName && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
                 && nameIid <= SmallEventEncoder.MAX_SMALL_IID
-                && SmallEventEncoder.tryWrite(t.writer, timestamp, type, categoryIid, nameIid)) {
+                && SmallEventEncoder.tryWrite(s.writer, timestamp, type, categoryIid, nameIid, track)) {
             return;
         }
-        ProtoWriter p = t.writer.beginPacket();
+        ProtoWriter p = s.writer.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
         p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         if (newCategory || newName) {
@@ -298,39 +502,31 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (nameIid != 0) {
             p.varint(TrackEvent.NAME_IID_FIELD_NUMBER, nameIid);
         }
-        endEvent(t, p);
+        if (track != 0) {
+            p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
+        }
+        p.endNested();
+        s.writer.endPacket();
     }
 
-    private ProtoWriter beginCounter(ThreadState t, String name, long timestamp) {
-        Long track = t.counterTracks.get(name);
+    private ProtoWriter beginCounter(Sequence s, ActiveSession session, String name, long timestamp) {
+        Long track = s.counterTrack(name);
         if (track == null) {
             track = process.namedUuid("counter:" + name);
-            t.counterTracks.put(name, track);
-            process.writeNamedTrack(t.writer, track, name, true);
+            long dropsBefore = s.writer.droppedPackets();
+            process.writeNamedTrack(s.writer, track, name, true);
+            if (s.writer.droppedPackets() == dropsBefore) {
+                s.counterTrackDescribed(name, track);
+            } else {
+                session.nonEventDropped();
+            }
         }
-        ProtoWriter p = t.writer.beginPacket();
+        ProtoWriter p = s.writer.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
         p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
         p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
         p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
         return p;
-    }
-
-    private static void endEvent(ThreadState t, ProtoWriter p) {
-        p.endNested();
-        t.writer.endPacket();
-    }
-
-    private static int internCategory(ThreadState t, Category category) {
-        int iid = t.nextCategoryIid++;
-        t.categoryIids.put(category, iid);
-        return iid;
-    }
-
-    private static int internName(ThreadState t, String name) {
-        int iid = t.nextNameIid++;
-        t.nameIids.put(name, iid);
-        return iid;
     }
 }

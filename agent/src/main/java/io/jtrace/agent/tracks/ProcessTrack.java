@@ -50,6 +50,19 @@ public final class ProcessTrack {
         return mix(uuid ^ (tid * 0x9E3779B97F4A7C15L));
     }
 
+    /**
+     * The uuid of a virtual thread's track, from its Java thread id (virtual threads have no OS thread:
+     * they run on whichever carrier is free). Never equal to a {@link #threadUuid}: a different salt.
+     */
+    public long virtualThreadUuid(long javaThreadId) {
+        return mix(uuid ^ (javaThreadId * 0xC2B2AE3D27D4EB4FL) ^ 0x5DEECE66DL);
+    }
+
+    /** The name of a virtual thread's track: its name, or "virtual thread", and its Java thread id. */
+    public static String virtualThreadTrackName(String threadName, long javaThreadId) {
+        return (threadName.isEmpty() ? "virtual thread" : threadName) + " #" + javaThreadId;
+    }
+
     /** The uuid of a track named {@code key} under this process (counters, GC tracks). */
     public long namedUuid(String key) {
         long h = 1125899906842597L;
@@ -86,7 +99,12 @@ public final class ProcessTrack {
 
     /** Writes a packet describing a named track under the process; a counter track when {@code counter}. */
     public void writeNamedTrack(TraceWriter writer, long trackUuid, String trackName, boolean counter) {
-        ProtoWriter p = writer.beginPacket();
+        writeNamedTrack(writer.beginPacket(), trackUuid, trackName, counter);
+        writer.endPacket();
+    }
+
+    /** Writes the descriptor of a named track under the process into an already open packet. */
+    public void writeNamedTrack(ProtoWriter p, long trackUuid, String trackName, boolean counter) {
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
         p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
         p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, uuid);
@@ -97,7 +115,6 @@ public final class ProcessTrack {
             p.endNested();
         }
         p.endNested();
-        writer.endPacket();
     }
 
     /** SplitMix64 finalizer: spreads bits so derived uuids do not cluster. */

@@ -17,7 +17,10 @@ import io.jtrace.shm.writer.TraceWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +36,26 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
     private final ConcurrentLinkedQueue<CommitRequest> commits = new ConcurrentLinkedQueue<>();
     private final TraceBuffer buffer = new TraceBuffer(16L * 1024 * 1024, TraceBuffer.Policy.DISCARD);
     private volatile CountDownLatch flushed;
+    private final List<Runnable> periodicTasks = new CopyOnWriteArrayList<>();
+    /** Sequence ids as the service hands them out: a new one for a writer id after its retirement. */
+    private final Map<Integer, Integer> sequenceIds = new HashMap<>();
+    private int nextSequenceId = 10;
+    private final SequenceIdentity identity = new SequenceIdentity() {
+        @Override
+        public int sequenceId(int producerId, int writerId) {
+            return sequenceIds.computeIfAbsent(writerId, w -> nextSequenceId++);
+        }
+
+        @Override
+        public int pid(int producerId) {
+            return 1;
+        }
+
+        @Override
+        public int uid(int producerId) {
+            return 1;
+        }
+    };
 
     RecordingContext(Path dir, int smbSize) throws Exception {
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, smbSize, 4096);
@@ -67,6 +90,36 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
         return 1;
     }
 
+    @Override
+    public int smbChunks() {
+        return abi.pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
+    }
+
+    /** Periodic tasks run only when the test says so ({@link #runPeriodicTasks}): deterministic. */
+    @Override
+    public Cancellable every(long periodMillis, Runnable task) {
+        periodicTasks.add(task);
+        return () -> periodicTasks.remove(task);
+    }
+
+    /** Drop markers the buffer has read (TraceStats' trace_writer_packet_loss). */
+    long writerPacketLoss() {
+        return buffer.counters().writerPacketLoss();
+    }
+
+    /** Takes every free writer id, so the next writer cannot be created. */
+    void exhaustWriterIds() {
+        while (arbiter.allocateWriterId() > 0) {
+            // taken
+        }
+    }
+
+    void runPeriodicTasks() {
+        for (Runnable task : periodicTasks) {
+            task.run();
+        }
+    }
+
     /** Waits until everything released so far is committed, then moves it into the buffer (freeing the SMB). */
     void drain() throws Exception {
         flushed = new CountDownLatch(1);
@@ -86,6 +139,10 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
             for (CommitRequest.Patch p : request.patches()) {
                 buffer.applyPatch(1, p.writerId(), p.chunkId(), p.offset(), p.value(), p.hasMorePatches());
             }
+            for (int i = 0; i < request.retiredWriterCount(); i++) {
+                buffer.retireWriter(identity, 1, request.retiredWriter(i));
+                sequenceIds.remove(request.retiredWriter(i));
+            }
         }
     }
 
@@ -103,7 +160,8 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
         return count;
     }
 
-    long droppedPackets() {
+    @Override
+    public long droppedPackets() {
         return arbiter.droppedPackets();
     }
 
@@ -127,22 +185,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
         }
         List<TracePacket> packets = new ArrayList<>();
         List<Exception> errors = new ArrayList<>();
-        buffer.readAll(new SequenceIdentity() {
-            @Override
-            public int sequenceId(int producerId, int writerId) {
-                return 10 + writerId;
-            }
-
-            @Override
-            public int pid(int producerId) {
-                return 1;
-            }
-
-            @Override
-            public int uid(int producerId) {
-                return 1;
-            }
-        }, (bytes, offset, length) -> {
+        buffer.readAll(identity, (bytes, offset, length) -> {
             try {
                 packets.add(TracePacket.parseFrom(ByteBuffer.wrap(bytes, offset, length)));
             } catch (Exception e) {

@@ -92,7 +92,8 @@ class TrackEventIncrementalStateTest {
         for (TracePacket p : packets) {
             bySequence.computeIfAbsent(p.getTrustedPacketSequenceId(), k -> new ArrayList<>()).add(p);
         }
-        return bySequence.values().stream().filter(s -> s.stream().anyMatch(TracePacket::hasTrackEvent))
+        return bySequence.values().stream().filter(s -> s.stream().anyMatch(p -> p.hasTrackEvent()
+                        && p.getTrackEvent().getType() == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN))
                 .findFirst().orElseThrow();
     }
 

@@ -48,12 +48,20 @@ public final class TraceBuffer {
     private final BufferCounters counters = new BufferCounters();
     /** Every chunk still in the ring (read ones included, marked dead) in the order written. */
     private final ArrayDeque<ChunkRecord> byAge = new ArrayDeque<>();
-    /** Sequences in the order they first appeared, so the read-out order is stable. */
+    /** Live writers' sequences in the order they first appeared, so the read-out order is stable. */
     private final Map<SequenceKey, SequenceState> sequences = new LinkedHashMap<>();
+    /**
+     * Sequences of writers that retired, with chunks still to read: their writer id may already belong
+     * to a new writer, whose chunks start a new sequence in {@link #sequences}. Dropped once empty, so
+     * thread churn leaves no growing record.
+     */
+    private final ArrayDeque<SequenceState> retired = new ArrayDeque<>();
     /** Write position on the virtual stream; the ring offset is {@code writeV % capacity}. */
     private long writeV;
     /** Bytes of chunks stored and not yet read. */
     private long used;
+    /** {@link #used} right after the last {@link #readAll}: what could not be read then. */
+    private long usedAfterLastRead;
     /** Records of chunks that left the ring, for reuse (linked through {@code nextFree}). */
     private ChunkRecord freeRecords;
     private SequenceState lastSequence;
@@ -69,6 +77,8 @@ public final class TraceBuffer {
         long nextOrdinal = -1;
         boolean lossPending;
         boolean firstPacketEmitted;
+        /** trusted_packet_sequence_id, fixed on first read or at retirement; 0 until then. */
+        int sequenceId;
         /** Start of a packet whose rest is in the next chunk, or null. */
         byte[] pendingFragment;
         /**
@@ -143,6 +153,11 @@ public final class TraceBuffer {
     /** Bytes of chunks stored and not yet read. */
     public long used() {
         return used;
+    }
+
+    /** Bytes that stayed unread after the last read (sequences waiting for a patch or a gap). */
+    public long usedAfterLastRead() {
+        return usedAfterLastRead;
     }
 
     public Policy policy() {
@@ -238,6 +253,37 @@ public final class TraceBuffer {
         counters.chunksWritten++;
         counters.bytesWritten += length;
         return true;
+    }
+
+    /**
+     * A writer retired (Perfetto's UnregisterTraceWriter, after its last chunk and patch): its sequence
+     * keeps its chunks and its trusted sequence id until read, but a later chunk with the same writer
+     * id (a new writer that got the recycled id) starts a new sequence.
+     */
+    public void retireWriter(SequenceIdentity identity, int producerId, int writerId) {
+        SequenceState seq = sequences.remove(new SequenceKey(producerId, writerId));
+        if (seq == null) {
+            return;
+        }
+        if (lastSequence == seq) {
+            lastSequence = null;
+        }
+        if (!seq.chunks.isEmpty()) {
+            sequenceIdOf(seq, identity);
+            retired.addLast(seq);
+        }
+    }
+
+    /** Sequences with chunks or state still held: live writers' and retired writers' not yet drained. */
+    public int sequenceCount() {
+        return sequences.size() + retired.size();
+    }
+
+    private static int sequenceIdOf(SequenceState seq, SequenceIdentity identity) {
+        if (seq.sequenceId == 0) {
+            seq.sequenceId = identity.sequenceId(seq.key.producerId(), seq.key.writerId());
+        }
+        return seq.sequenceId;
     }
 
     private SequenceState sequence(int producerId, int writerId) {
@@ -364,30 +410,45 @@ public final class TraceBuffer {
      */
     public long readAll(SequenceIdentity identity, PacketSink sink, boolean sessionEnded) {
         long delivered = 0;
-        for (Map.Entry<SequenceKey, SequenceState> entry : sequences.entrySet()) {
-            SequenceKey key = entry.getKey();
-            SequenceState seq = entry.getValue();
-            int sequenceId = identity.sequenceId(key.producerId(), key.writerId());
-            int pid = identity.pid(key.producerId());
-            int uid = identity.uid(key.producerId());
-            while (!seq.chunks.isEmpty()) {
-                ChunkRecord chunk = seq.chunks.first();
-                boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
-                if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
-                    break;
-                }
-                if (seq.takeLossesBefore(chunk.ordinal) || gap) {
-                    seq.lossPending = true;
-                    seq.pendingFragment = null;
-                }
-                delivered += readChunk(chunk, seq, sequenceId, pid, uid, sink);
-                seq.nextOrdinal = chunk.ordinal + 1;
-                seq.chunks.remove(chunk.ordinal);
-                chunk.dead = true; // its ring space is reused when the write position comes around
-                used -= chunk.size;
-                counters.chunksRead++;
-                counters.bytesRead += chunk.size;
+        // Retired sequences first: they are older than any live sequence that reuses their writer id.
+        int retiredCount = retired.size();
+        for (int i = 0; i < retiredCount; i++) {
+            SequenceState seq = retired.pollFirst();
+            delivered += readSequence(seq, identity, sink, sessionEnded);
+            if (!seq.chunks.isEmpty()) {
+                retired.addLast(seq);
             }
+        }
+        for (SequenceState seq : sequences.values()) {
+            delivered += readSequence(seq, identity, sink, sessionEnded);
+        }
+        usedAfterLastRead = used;
+        return delivered;
+    }
+
+    private long readSequence(SequenceState seq, SequenceIdentity identity, PacketSink sink, boolean sessionEnded) {
+        long delivered = 0;
+        SequenceKey key = seq.key;
+        int sequenceId = sequenceIdOf(seq, identity);
+        int pid = identity.pid(key.producerId());
+        int uid = identity.uid(key.producerId());
+        while (!seq.chunks.isEmpty()) {
+            ChunkRecord chunk = seq.chunks.first();
+            boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
+            if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
+                break;
+            }
+            if (seq.takeLossesBefore(chunk.ordinal) || gap) {
+                seq.lossPending = true;
+                seq.pendingFragment = null;
+            }
+            delivered += readChunk(chunk, seq, sequenceId, pid, uid, sink);
+            seq.nextOrdinal = chunk.ordinal + 1;
+            seq.chunks.remove(chunk.ordinal);
+            chunk.dead = true; // its ring space is reused when the write position comes around
+            used -= chunk.size;
+            counters.chunksRead++;
+            counters.bytesRead += chunk.size;
         }
         return delivered;
     }

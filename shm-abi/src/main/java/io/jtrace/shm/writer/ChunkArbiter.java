@@ -28,6 +28,7 @@ public final class ChunkArbiter {
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
         this.committer = committer;
+        committer.onWriterIdsReleased(writerIds::free);
     }
 
     public SharedMemoryAbi abi() {
@@ -110,5 +111,10 @@ public final class ChunkArbiter {
 
     public void freeWriterId(int id) {
         writerIds.free(id);
+    }
+
+    /** A writer closed: its id comes back once the service knows (see {@link ChunkCommitter#retireWriter}). */
+    void retireWriter(int id) {
+        committer.retireWriter(id);
     }
 }

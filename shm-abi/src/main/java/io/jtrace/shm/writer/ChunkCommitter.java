@@ -1,9 +1,11 @@
 package io.jtrace.shm.writer;
 
 import io.jtrace.shm.abi.PageHeader;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import org.jctools.queues.MpscArrayQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 import org.slf4j.Logger;
@@ -41,6 +43,16 @@ public final class ChunkCommitter implements AutoCloseable {
     private final MpscArrayQueue<ChunkRef> released;
     /** Patches are rare (only nested messages that span chunks): an unbounded queue of small objects. */
     private final MpscUnboundedArrayQueue<CommitRequest.Patch> patches = new MpscUnboundedArrayQueue<>(64);
+    /** Ids of writers that closed (once per writer lifetime, so boxing them costs nothing that matters). */
+    private final MpscUnboundedArrayQueue<Integer> retired = new MpscUnboundedArrayQueue<>(64);
+    /**
+     * Takes retired writer ids back once the commit that retires them has been handed to the sink, so
+     * a writer that gets the id next can never have its chunks taken for the old writer's sequence.
+     * Written once before writers exist (see {@link #onWriterIdsReleased}); volatile for the commit thread.
+     */
+    private volatile IntConsumer idReleaser = id -> { };
+    /** Commit thread only: the ids retired by the batch being committed. */
+    private int[] retiring = new int[8];
     private final int wakeThreshold;
     private final CommitSink sink;
     private final long periodNanos;
@@ -91,6 +103,21 @@ public final class ChunkCommitter implements AutoCloseable {
         patches.offer(patch);
     }
 
+    /** Where retired writer ids go once the service has been told (the arbiter's id allocator). */
+    public void onWriterIdsReleased(IntConsumer releaser) {
+        this.idReleaser = releaser;
+    }
+
+    /**
+     * Writer thread, after its last chunk was released (and its last patch queued): the writer is gone.
+     * The retirement travels in a commit no earlier than those chunks and patches (see {@link #drainInto}),
+     * and its id is given back only after that commit (see {@link #commitBatch}).
+     */
+    public void retireWriter(int writerId) {
+        retired.offer(writerId);
+        LockSupport.unpark(thread);
+    }
+
     /** Wakes the commit thread now: a writer is waiting for chunks to come free. */
     public void wakeUp() {
         LockSupport.unpark(thread);
@@ -110,13 +137,7 @@ public final class ChunkCommitter implements AutoCloseable {
         while (running) {
             long flushId = pendingFlush.getAndSet(-1);
             if (drainInto(batch)) {
-                try {
-                    sink.commit(batch);
-                } catch (RuntimeException e) {
-                    // The sink belongs to the service side; a failure there must not kill the commit
-                    // thread. The batch is not re-sent: the service may have taken part of it already.
-                    LOG.warn("jtrace: commit of {} chunks failed", batch.size(), e);
-                }
+                commitBatch(batch);
                 batch = newBatch();
             }
             if (flushId >= 0) {
@@ -126,12 +147,38 @@ public final class ChunkCommitter implements AutoCloseable {
                     LOG.warn("jtrace: flush ack {} failed", flushId, e);
                 }
             }
-            if (released.isEmpty() && pendingFlush.get() < 0) {
+            if (released.isEmpty() && retired.isEmpty() && pendingFlush.get() < 0) {
                 LockSupport.parkNanos(this, periodNanos);
             }
         }
         if (drainInto(batch)) {
+            commitBatch(batch);
+        }
+    }
+
+    private void commitBatch(CommitRequest batch) {
+        // Read before the commit: the sink may recycle the request as soon as it has taken it.
+        int retiredCount = batch.retiredWriterCount();
+        if (retiring.length < retiredCount) {
+            retiring = Arrays.copyOf(retiring, Math.max(retiredCount, retiring.length * 2));
+        }
+        for (int i = 0; i < retiredCount; i++) {
+            retiring[i] = batch.retiredWriter(i);
+        }
+        try {
             sink.commit(batch);
+        } catch (RuntimeException e) {
+            // The sink belongs to the service side; a failure there must not kill the commit thread.
+            // The batch is not re-sent (the service may have taken part of it already), and its retired
+            // writer ids are kept out of circulation: the service may not know they were retired.
+            LOG.warn("jtrace: commit of {} chunks failed", batch.size(), e);
+            return;
+        }
+        // The service takes requests in order, so it sees these retirements before any chunk a new
+        // owner of the id can release from now on.
+        IntConsumer releaser = idReleaser;
+        for (int i = 0; i < retiredCount; i++) {
+            releaser.accept(retiring[i]);
         }
     }
 
@@ -149,6 +196,13 @@ public final class ChunkCommitter implements AutoCloseable {
         CommitRequest.Patch patch;
         while ((patch = patches.poll()) != null) {
             batch.addPatch(patch);
+        }
+        // Retirements before chunks, for the same reason: a writer releases its last chunk before it
+        // retires, so a retirement seen here has its chunks already in the chunk queue. The service
+        // applies them after the request's chunks and patches.
+        Integer writerId;
+        while ((writerId = retired.poll()) != null) {
+            batch.addRetiredWriter(writerId);
         }
         ChunkRef ref;
         while ((ref = released.poll()) != null) {

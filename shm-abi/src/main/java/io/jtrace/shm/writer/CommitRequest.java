@@ -10,7 +10,9 @@ import java.util.function.Consumer;
  * and of patches for size fields left open in chunks committed earlier. The Java form of Perfetto's
  * {@code CommitDataRequest}: chunks_to_move entries are (page, chunk index, target buffer id); patches
  * are (writer id, chunk id, offset into the chunk's payload, 4 bytes as a little-endian int, whether
- * more patches for that chunk follow). The service applies the chunks before the patches.
+ * more patches for that chunk follow); retired writers are Perfetto's {@code UnregisterTraceWriter},
+ * carried in the same request so they are ordered after the writer's last chunks and patches. The
+ * service applies the chunks, then the patches, then the retirements.
  */
 public final class CommitRequest {
     private int[] pages;
@@ -18,6 +20,8 @@ public final class CommitRequest {
     private int[] targetBuffers;
     private int count;
     private final List<Patch> patches = new ArrayList<>();
+    private int[] retiredWriters = new int[4];
+    private int retiredCount;
 
     /** A size field to fill in a chunk already committed. */
     public record Patch(int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {}
@@ -74,6 +78,22 @@ public final class CommitRequest {
         return patches;
     }
 
+    /** A writer that closed: every chunk and patch it sent is in this request or an earlier one. */
+    public void addRetiredWriter(int writerId) {
+        if (retiredCount == retiredWriters.length) {
+            retiredWriters = Arrays.copyOf(retiredWriters, retiredCount * 2);
+        }
+        retiredWriters[retiredCount++] = writerId;
+    }
+
+    public int retiredWriterCount() {
+        return retiredCount;
+    }
+
+    public int retiredWriter(int i) {
+        return retiredWriters[i];
+    }
+
     /**
      * Called by the sink once it is done with the request (it must not touch it afterwards): the commit
      * thread reuses it, so steady-state committing allocates nothing. A sink that never calls this only
@@ -82,17 +102,19 @@ public final class CommitRequest {
     public void release() {
         if (recycler != null) {
             count = 0;
+            retiredCount = 0;
             patches.clear();
             recycler.accept(this);
         }
     }
 
     public boolean isEmpty() {
-        return count == 0 && patches.isEmpty();
+        return count == 0 && patches.isEmpty() && retiredCount == 0;
     }
 
     @Override
     public String toString() {
-        return "CommitRequest{" + count + " chunks, " + patches.size() + " patches}";
+        return "CommitRequest{" + count + " chunks, " + patches.size() + " patches, " + retiredCount
+                + " retired writers}";
     }
 }

@@ -116,6 +116,11 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         return packetsWritten;
     }
 
+    /** Whether a packet is open (begun and neither ended nor aborted). */
+    public boolean inPacket() {
+        return inPacket;
+    }
+
     /** Starts a packet and returns the writer for its fields. Close it with {@link #endPacket()}. */
     public ProtoWriter beginPacket() {
         if (inPacket) {
@@ -224,11 +229,23 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         releaseChunk();
     }
 
-    /** Flushes and gives the writer id back. The writer must not be used afterwards. */
+    /**
+     * Flushes and retires the writer: the service closes its sequence after the last chunk, and the
+     * writer id is reused only after that (see {@link ChunkCommitter#retireWriter}). The writer must not
+     * be used afterwards.
+     */
     @Override
     public void close() {
+        if (inPacket) {
+            abortPacket();
+        }
+        if (dropPending && chunkHandle == NO_CHUNK) {
+            // A chunk just for the drop marker (acquireChunk writes it): the service counts the loss
+            // even though no packet of this sequence follows to carry previous_packet_dropped.
+            acquireChunk(false);
+        }
         flush();
-        arbiter.freeWriterId(writerId);
+        arbiter.retireWriter(writerId);
     }
 
     @Override

@@ -1,0 +1,140 @@
+package io.jtrace.agent.trackevent;
+
+import io.jtrace.api.Category;
+import io.jtrace.shm.writer.TraceWriter;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+
+/**
+ * One track_event sequence: a {@link TraceWriter} and what has been interned or described on it. Used
+ * by one thread at a time: either the thread that owns it, or whichever thread has claimed it from the
+ * {@link SequencePool}.
+ *
+ * <h2>Claiming (pooled sequences only)</h2>
+ * {@link #tryClaim} is a CAS of {@code claimed} 0 → 1 and {@link #release} a release store of 0. The CAS
+ * (volatile semantics) reads the value the previous holder's release store wrote, so every plain write
+ * that holder made to this object, its writer and its maps happens-before the new holder's first read:
+ * the sequence's state passes from thread to thread intact without any other synchronisation.
+ */
+final class Sequence {
+    private static final VarHandle CLAIMED;
+
+    static {
+        try {
+            CLAIMED = MethodHandles.lookup().findVarHandle(Sequence.class, "claimed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final TraceWriter writer;
+    /** The track events go to when they name none: the owning thread's track; 0 for a pooled sequence. */
+    final long defaultTrack;
+    /** The session's incremental-state generation this sequence last started from; -1 before its header. */
+    int generation = -1;
+    /** The writer's drop count when this sequence's incremental state was last written. */
+    long drops;
+    private final HashMap<String, Integer> nameIids = new HashMap<>();
+    private final IdentityHashMap<Category, Integer> categoryIids = new IdentityHashMap<>();
+    private final HashMap<String, Long> counterTracks = new HashMap<>();
+    private int nextNameIid = 1;
+    private int nextCategoryIid = 1;
+    /** The last name and category looked up: repeated events usually pass the same String instance. */
+    private String lastName;
+    private int lastNameIid;
+    private Category lastCategory;
+    private int lastCategoryIid;
+    @SuppressWarnings("unused") // accessed through CLAIMED
+    private volatile int claimed;
+
+    Sequence(TraceWriter writer, long defaultTrack) {
+        this.writer = writer;
+        this.defaultTrack = defaultTrack;
+    }
+
+    boolean pooled() {
+        return defaultTrack == 0;
+    }
+
+    /** Pooled sequences: takes the sequence for one event. The plain read first keeps a busy slot cheap to skip. */
+    boolean tryClaim() {
+        return (int) CLAIMED.getOpaque(this) == 0 && CLAIMED.compareAndSet(this, 0, 1);
+    }
+
+    /** Hands the sequence to the next claimer (see the class comment for the ordering). */
+    void release() {
+        CLAIMED.setRelease(this, 0);
+    }
+
+    /** Whether the next event must first start the sequence's incremental state over. */
+    boolean needsRestart(int sessionGeneration) {
+        return generation != sessionGeneration || drops != writer.droppedPackets();
+    }
+
+    /** The interned id of {@code name} on this sequence, or 0. */
+    int nameIid(String name) {
+        if (name == lastName) {
+            return lastNameIid;
+        }
+        Integer iid = nameIids.get(name);
+        if (iid == null) {
+            return 0;
+        }
+        lastName = name;
+        lastNameIid = iid;
+        return iid;
+    }
+
+    /** The interned id of {@code category} on this sequence, or 0. */
+    int categoryIid(Category category) {
+        if (category == lastCategory) {
+            return lastCategoryIid;
+        }
+        Integer iid = categoryIids.get(category);
+        if (iid == null) {
+            return 0;
+        }
+        lastCategory = category;
+        lastCategoryIid = iid;
+        return iid;
+    }
+
+    int internName(String name) {
+        int iid = nextNameIid++;
+        nameIids.put(name, iid);
+        return iid;
+    }
+
+    int internCategory(Category category) {
+        int iid = nextCategoryIid++;
+        categoryIids.put(category, iid);
+        return iid;
+    }
+
+    /** The counter track already described on this sequence for {@code name}, or null. */
+    Long counterTrack(String name) {
+        return counterTracks.get(name);
+    }
+
+    void counterTrackDescribed(String name, long uuid) {
+        counterTracks.put(name, uuid);
+    }
+
+    /**
+     * Forgets what was interned and described; the caller writes a new header and records the
+     * generation and drop count it starts from.
+     */
+    void clearIncrementalState(int sessionGeneration) {
+        nameIids.clear();
+        categoryIids.clear();
+        lastName = null;
+        lastCategory = null;
+        counterTracks.clear();
+        nextNameIid = 1;
+        nextCategoryIid = 1;
+        generation = sessionGeneration;
+        drops = writer.droppedPackets();
+    }
+}

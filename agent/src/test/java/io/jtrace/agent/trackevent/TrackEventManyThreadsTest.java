@@ -1,0 +1,260 @@
+package io.jtrace.agent.trackevent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.api.Category;
+import io.jtrace.api.TrackEvent;
+import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.EventName;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * More threads than the SMB has chunks: threads beyond the owned-writer budget write through the shared
+ * pool, each event still on its own thread's track, and under overload every event is either in the
+ * trace or counted as lost.
+ */
+class TrackEventManyThreadsTest {
+    private static final Category CAT = Category.of("many-threads-test");
+    private static final ProcessTrack PROCESS = new ProcessTrack(1, "test", 5);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void threadsBeyondTheOwnedBudgetWriteThroughThePoolAndEverySliceLandsOnItsThreadsTrack() throws Exception {
+        int threads = 300;
+        int slices = 5;
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            DataSourceInstance instance = start(context);
+            CountDownLatch started = new CountDownLatch(threads);
+            CountDownLatch traced = new CountDownLatch(threads);
+            CountDownLatch release = new CountDownLatch(1);
+            int[] heldChunksWhileAllAlive = new int[1];
+            List<Thread> all = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                int index = i;
+                Thread t = new Thread(() -> {
+                    started.countDown();
+                    await(started);
+                    for (int j = 0; j < slices; j++) {
+                        TrackEvent.begin(CAT, "s-" + index + "-" + j);
+                        TrackEvent.end(CAT);
+                    }
+                    traced.countDown();
+                    await(release);
+                }, "many-" + i);
+                all.add(t);
+                t.start();
+            }
+            traced.await();
+            heldChunksWhileAllAlive[0] = context.chunksBeingWritten();
+            release.countDown();
+            for (Thread t : all) {
+                t.join();
+            }
+            context.runPeriodicTasks(); // the reaper
+            context.drain();
+            instance.stop();
+            List<TracePacket> packets = context.read();
+
+            int budget = context.smbChunks() / 4;
+            assertTrue(heldChunksWhileAllAlive[0] <= budget + SequencePool.defaultSize() + 1,
+                    "300 live threads held " + heldChunksWhileAllAlive[0] + " chunks; the budget is " + budget
+                            + " owned + " + SequencePool.defaultSize() + " pooled + 1");
+            Map<String, Long> sliceTracks = beginTracks(packets);
+            Map<Long, TrackDescriptor> tracks = tracks(packets);
+            for (int i = 0; i < threads; i++) {
+                Set<Long> tracksOfThread = new HashSet<>();
+                for (int j = 0; j < slices; j++) {
+                    Long track = sliceTracks.get("s-" + i + "-" + j);
+                    assertTrue(track != null, "slice s-" + i + "-" + j + " is missing");
+                    tracksOfThread.add(track);
+                }
+                assertEquals(1, tracksOfThread.size(), "thread " + i + "'s slices are on one track");
+                TrackDescriptor d = tracks.get(tracksOfThread.iterator().next());
+                assertTrue(d != null && d.hasThread(), "thread " + i + "'s track is described as a thread");
+                assertEquals("many-" + i, d.getThread().getThreadName());
+            }
+            assertEquals(threads * slices, sliceTracks.size());
+            assertEquals(threads, new HashSet<>(sliceTracks.values()).size(), "one track per thread");
+            assertEquals(threads * slices, count(packets, TrackEventTypes.END));
+            assertTrue(packets.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0));
+            assertEquals(0L, lostCounter(packets));
+        }
+    }
+
+    @Test
+    void underOverloadEveryEventIsInTheTraceOrCountedAsLost() throws Exception {
+        int threads = 40;
+        int slices = 200;
+        // 16 KiB, never drained while the threads run: the SMB fills and most events are dropped.
+        try (RecordingContext context = new RecordingContext(dir, 16 * 1024)) {
+            DataSourceInstance instance = start(context);
+            List<Thread> all = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                int index = i;
+                Thread t = new Thread(() -> {
+                    for (int j = 0; j < slices; j++) {
+                        TrackEvent.begin(CAT, "o-" + index + "-" + j);
+                        TrackEvent.end(CAT);
+                    }
+                }, "overload-" + i);
+                all.add(t);
+                t.start();
+            }
+            for (Thread t : all) {
+                t.join();
+            }
+            // The service frees the SMB, then the reaper closes the ended threads' writers: each one that
+            // dropped packets leaves a drop marker in its last chunk.
+            context.drain();
+            context.runPeriodicTasks();
+            instance.stop();
+            List<TracePacket> packets = context.read();
+
+            long inTrace = count(packets, TrackEventTypes.BEGIN) + count(packets, TrackEventTypes.END);
+            long lost = lostCounter(packets);
+            assertTrue(lost > 0, "the test must overload the SMB");
+            assertEquals(2L * threads * slices, inTrace + lost,
+                    "emitted = in the trace (" + inTrace + ") + counted as lost (" + lost + ")");
+            assertTrue(context.writerPacketLoss() > 0,
+                    "the writers' losses reach TraceStats (trace_writer_packet_loss): " + context.writerPacketLoss());
+        }
+    }
+
+    @Test
+    void aThreadThatCannotGetAWriterIdLosesOnlyCountedEventsAndNeverSeesAnException() throws Exception {
+        try (RecordingContext context = new RecordingContext(dir, 64 * 1024)) {
+            DataSourceInstance instance = start(context);
+            context.exhaustWriterIds();
+            Thread t = new Thread(() -> {
+                for (int j = 0; j < 3; j++) {
+                    TrackEvent.begin(CAT, "no-id-" + j);
+                    TrackEvent.end(CAT);
+                }
+            }, "no-id");
+            Throwable[] thrown = new Throwable[1];
+            t.setUncaughtExceptionHandler((thread, e) -> thrown[0] = e);
+            t.start();
+            t.join();
+            context.runPeriodicTasks();
+            context.drain();
+            instance.stop();
+            List<TracePacket> packets = context.read();
+
+            assertEquals(null, thrown[0], "nothing thrown inside jtrace reaches the application");
+            long inTrace = count(packets, TrackEventTypes.BEGIN) + count(packets, TrackEventTypes.END);
+            assertEquals(1L, lostCounter(packets), "the event that asked for a writer id is counted as lost");
+            assertEquals(5L, inTrace, "the thread's other events went through the shared pool");
+        }
+    }
+
+    @Test
+    void theReaperHandsBackTheChunksOfEndedThreadsWithoutWaitingForAnIncrementalStateClear() throws Exception {
+        try (RecordingContext context = new RecordingContext(dir, 64 * 1024)) {
+            DataSourceInstance instance = start(context);
+            for (int i = 0; i < 8; i++) {
+                Thread t = new Thread(() -> {
+                    TrackEvent.begin(CAT, "short-lived");
+                    TrackEvent.end(CAT);
+                });
+                t.start();
+                t.join();
+            }
+            assertEquals(8, context.chunksBeingWritten());
+            context.runPeriodicTasks();
+            assertEquals(0, context.chunksBeingWritten());
+            instance.stop();
+        }
+    }
+
+    private static DataSourceInstance start(RecordingContext context) {
+        TrackEventDataSource source = new TrackEventDataSource(PROCESS);
+        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+        instance.start();
+        return instance;
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Slice name → track of its begin event, decoding names per sequence as trace_processor does. */
+    private static Map<String, Long> beginTracks(List<TracePacket> packets) {
+        Map<Integer, Map<Long, String>> names = new HashMap<>();
+        Map<Integer, Long> defaults = new HashMap<>();
+        Map<String, Long> result = new HashMap<>();
+        for (TracePacket p : packets) {
+            int seq = p.getTrustedPacketSequenceId();
+            if ((p.getSequenceFlags() & 1) != 0) {
+                names.remove(seq);
+            }
+            if (p.hasTracePacketDefaults()) {
+                defaults.put(seq, p.getTracePacketDefaults().getTrackEventDefaults().getTrackUuid());
+            }
+            for (EventName n : p.getInternedData().getEventNamesList()) {
+                names.computeIfAbsent(seq, k -> new HashMap<>()).put(n.getIid(), n.getName());
+            }
+            if (p.hasTrackEvent() && p.getTrackEvent().getType() == TrackEventTypes.BEGIN) {
+                String name = names.getOrDefault(seq, Map.of()).get(p.getTrackEvent().getNameIid());
+                long track = p.getTrackEvent().hasTrackUuid() ? p.getTrackEvent().getTrackUuid()
+                        : defaults.getOrDefault(seq, 0L);
+                if (name != null && result.put(name, track) != null) {
+                    throw new AssertionError("slice " + name + " appears twice");
+                }
+            }
+        }
+        return result;
+    }
+
+    private static Map<Long, TrackDescriptor> tracks(List<TracePacket> packets) {
+        Map<Long, TrackDescriptor> tracks = new HashMap<>();
+        for (TracePacket p : packets) {
+            if (p.hasTrackDescriptor()) {
+                tracks.put(p.getTrackDescriptor().getUuid(), p.getTrackDescriptor());
+            }
+        }
+        return tracks;
+    }
+
+    private static long count(List<TracePacket> packets, io.jtrace.protos.TrackEvent.Type type) {
+        return packets.stream().filter(p -> p.hasTrackEvent() && p.getTrackEvent().getType() == type
+                && !p.getTrackEvent().hasCounterValue()).count();
+    }
+
+    /** The value of the lost-events counter the session writes at stop (exactly one sample). */
+    private static long lostCounter(List<TracePacket> packets) {
+        long track = PROCESS.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);
+        List<Long> values = new ArrayList<>();
+        for (TracePacket p : packets) {
+            if (p.hasTrackEvent() && p.getTrackEvent().getTrackUuid() == track) {
+                values.add(p.getTrackEvent().getCounterValue());
+            }
+        }
+        assertEquals(1, values.size(), "one lost-events sample at stop");
+        return values.get(0);
+    }
+
+    private static final class TrackEventTypes {
+        static final io.jtrace.protos.TrackEvent.Type BEGIN = io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN;
+        static final io.jtrace.protos.TrackEvent.Type END = io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_END;
+    }
+}
