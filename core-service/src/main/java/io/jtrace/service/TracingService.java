@@ -199,8 +199,8 @@ public final class TracingService implements AutoCloseable {
             TracingSession owner = bufferOwners.get(bufferId);
             // The second condition keeps chunks that cannot be read yet (a sequence waiting for a patch
             // or a gap) from making every commit drain again.
-            if (buffer != null && owner != null && owner.file != null && buffer.used() > buffer.capacity() / 2
-                    && buffer.used() - buffer.usedAfterLastRead() > buffer.capacity() / 4) {
+            if (buffer != null && owner != null && owner.file != null
+                    && buffer.used() - buffer.usedAfterLastRead() > buffer.capacity() / 16) {
                 writeIntoFile(owner);
             }
         }

@@ -25,7 +25,7 @@ public final class SharedMemoryBuffer {
     public static final int MIN_PAGE_SIZE = 4096;
     public static final int MAX_PAGE_SIZE = 32 * 1024;
     public static final int MAX_SIZE = 32 * 1024 * 1024;
-    public static final int DEFAULT_SIZE = 256 * 1024;
+    public static final int DEFAULT_SIZE = 4 * 1024 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4096;
 
     private static final SecureRandom RANDOM = new SecureRandom();
