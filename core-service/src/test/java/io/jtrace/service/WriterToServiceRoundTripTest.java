@@ -21,6 +21,7 @@ import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
+import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.TraceWriter;
 import java.nio.file.Path;
@@ -381,5 +382,54 @@ class WriterToServiceRoundTripTest {
         assertEquals(2 * count, packets.size(), "packets of both writers" + context);
         assertTagged(packets, 1, count);
         assertTagged(packets, 2, count);
+    }
+
+    @Test
+    void aRecycledWriterIdStartsANewSequenceAndLeavesTheRetiredOneIntact() throws Exception {
+        TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
+        int count = 300; // several chunks per writer: the new writer's chunk ids 0.. overlap the old one's
+        CompletableFuture<int[]> ids = new CompletableFuture<>();
+        connect(service, "producer", new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> {
+            TraceWriter first = ctx.newTraceWriter();
+            int id = first.writerId();
+            for (int i = 0; i < count; i++) {
+                TestPackets.write(first, 1, i);
+            }
+            first.close();
+            // Ids are handed out round-robin: go around until the retired id comes back.
+            TraceWriter second = null;
+            for (int n = 0; n < 4 * ChunkHeader.MAX_WRITER_ID && second == null; n++) {
+                TraceWriter w = ctx.newTraceWriter();
+                if (w.writerId() == id) {
+                    second = w;
+                } else {
+                    w.close();
+                }
+            }
+            if (second == null) {
+                ids.completeExceptionally(new AssertionError("writer id " + id + " never came back"));
+                return;
+            }
+            for (int i = 0; i < count; i++) {
+                TestPackets.write(second, 2, i);
+            }
+            second.close();
+            ids.complete(new int[] {id, second.writerId()});
+        })));
+        ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
+        await(consumer.enableTracing(config(4096, "test")));
+        int[] writerIds = await(ids);
+        await(consumer.disableTracing());
+        List<TracePacket> packets = read(consumer);
+        List<TracePacket> fromProducer = producerPackets(packets);
+
+        assertEquals(writerIds[0], writerIds[1], "the test must reuse the writer id");
+        assertTagged(fromProducer, 1, count);
+        assertTagged(fromProducer, 2, count);
+        assertNotEquals(sequenceIdOf(fromProducer, 1), sequenceIdOf(fromProducer, 2),
+                "the new writer of a recycled id is a new sequence");
+        assertTrue(fromProducer.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0), "nothing was lost");
+        assertEquals(0, traceStats(packets).getBufferStats(0).getChunksRewritten(),
+                "no chunk of the new writer was taken for a chunk of the old one");
     }
 }

@@ -20,13 +20,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.WireFormat;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
@@ -119,6 +122,52 @@ class TraceBufferTest {
         assertEquals(List.of("w2-c0", "w2-c1"), names(onSequence(packets, PRODUCER, 2)));
         assertEquals(List.of("p2w1-c0"), names(onSequence(packets, OTHER_PRODUCER, 1)),
                 "the same writer id of another producer is another sequence");
+    }
+
+    @Test
+    void aRetiredWritersSequenceKeepsItsChunksAndIdWhileTheWriterIdStartsANewSequence() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        Map<Integer, Integer> current = new HashMap<>();
+        int[] next = {100};
+        SequenceIdentity registry = new SequenceIdentity() {
+            @Override
+            public int sequenceId(int producerId, int writerId) {
+                return current.computeIfAbsent(writerId, w -> next[0]++);
+            }
+
+            @Override
+            public int pid(int producerId) {
+                return 1;
+            }
+
+            @Override
+            public int uid(int producerId) {
+                return 1;
+            }
+        };
+        assertTrue(commit(buffer, 3, 0, chunkOf("old-0")));
+        assertTrue(commit(buffer, 3, 1, chunkOf("old-1")));
+        buffer.retireWriter(registry, PRODUCER, 3);
+        current.remove(3); // what the service's registry does after the buffer
+        assertTrue(commit(buffer, 3, 0, chunkOf("new-0")));
+        assertTrue(commit(buffer, 3, 1, chunkOf("new-1")));
+        assertEquals(2, buffer.sequenceCount());
+
+        List<TracePacket> packets = new ArrayList<>();
+        buffer.readAll(registry, (bytes, offset, length) -> {
+            try {
+                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
+            } catch (InvalidProtocolBufferException e) {
+                throw new AssertionError(e);
+            }
+        }, true);
+
+        assertEquals(List.of("old-0", "old-1", "new-0", "new-1"), names(packets));
+        assertEquals(List.of(100, 100, 101, 101), packets.stream().map(TracePacket::getTrustedPacketSequenceId).toList());
+        assertEquals(2, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count());
+        assertTrue(packets.stream().noneMatch(BufferTesting::dropMarked));
+        assertEquals(0, stats(buffer).getChunksRewritten(), "the new writer's chunk 0 is not a re-commit of the old one's");
+        assertEquals(1, buffer.sequenceCount(), "a retired sequence read to the end is dropped");
     }
 
     // ------------------------------------------------------------------ trusted fields

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class ChunkCommitterTest {
     /** Records commits as "page:chunk:target" (patches as "patch:writer:chunk"), one list per request, and completes a future when a flush id at least {@code awaited} is acked. */
-    static final class RecordingSink implements CommitSink {
+    static class RecordingSink implements CommitSink {
         final List<String> commits = new CopyOnWriteArrayList<>();
         final List<String> patches = new CopyOnWriteArrayList<>();
         final List<List<String>> requests = new CopyOnWriteArrayList<>();
@@ -34,6 +34,9 @@ class ChunkCommitterTest {
                 String patch = "patch:" + p.writerId() + ":" + p.chunkId();
                 patches.add(patch);
                 entries.add(patch);
+            }
+            for (int i = 0; i < request.retiredWriterCount(); i++) {
+                entries.add("retired:" + request.retiredWriter(i));
             }
             requests.add(entries);
         }
@@ -329,6 +332,45 @@ class ChunkCommitterTest {
             assertEquals(expectedPatches, recorder.patches, "each patch exactly once");
             assertTrue(distinct.size() < requests[0], "released requests were reused: " + distinct.size() + " objects for "
                     + requests[0] + " requests");
+        }
+    }
+
+    @Test
+    void aRetiredWriterIdComesBackOnlyAfterTheCommitThatRetiresItWhichFollowsItsChunks() throws Exception {
+        List<String> freedBeforeCommit = new CopyOnWriteArrayList<>();
+        List<Integer> freed = new CopyOnWriteArrayList<>();
+        RecordingSink sink = new RecordingSink() {
+            private int retirementsCommitted;
+
+            @Override
+            public void commit(CommitRequest request) {
+                // Every id freed so far belongs to a retirement of an earlier commit.
+                if (freed.size() != retirementsCommitted) {
+                    freedBeforeCommit.add(freed.size() + " ids freed after " + retirementsCommitted + " retirements");
+                }
+                retirementsCommitted += request.retiredWriterCount();
+                super.commit(request);
+            }
+        };
+        try (ChunkCommitter committer = new ChunkCommitter(4, sink, 60_000, "test-commit")) {
+            committer.onWriterIdsReleased(freed::add);
+            committer.start();
+            for (int round = 0; round < 30; round++) {
+                int writerId = 1 + round % 7;
+                committer.chunkReleased(round % 4, 0, 1);
+                committer.retireWriter(writerId);
+                sink.flushAndWait(committer, round + 1);
+                // The writer's chunk is in the request that retires it, or in an earlier one.
+                List<String> all = new ArrayList<>();
+                sink.requests.forEach(all::addAll);
+                int chunkAt = all.lastIndexOf(round % 4 + ":0:1");
+                int retiredAt = all.lastIndexOf("retired:" + writerId);
+                assertTrue(chunkAt >= 0 && retiredAt > chunkAt, "round " + round + ": " + all);
+                assertEquals(round + 1, freed.size(), "the id came back after its commit");
+                assertEquals(writerId, (int) freed.get(round));
+                sink.requests.clear();
+            }
+            assertEquals(List.of(), freedBeforeCommit, "an id freed before the service heard of its retirement");
         }
     }
 }
