@@ -19,6 +19,9 @@ import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.CommitSink;
 import io.jtrace.shm.writer.TraceWriter;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -84,6 +87,11 @@ final class EmbeddedTracing implements AutoCloseable {
         ChunkCommitter committer = new ChunkCommitter(abi.pageCount(), freeAtOnce, 1, "bench-commit");
         committer.start();
         ChunkArbiter arbiter = new ChunkArbiter(abi, committer);
+        ScheduledExecutorService producerThread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-producer");
+            t.setDaemon(true);
+            return t;
+        });
         TrackEventDataSource source = new TrackEventDataSource(ProcessTrack.forCurrentJvm());
         DataSourceInstance instance = source.create(new DataSourceContext() {
             @Override
@@ -100,10 +108,28 @@ final class EmbeddedTracing implements AutoCloseable {
             public long instanceId() {
                 return 1;
             }
+
+            @Override
+            public int smbChunks() {
+                return abi.pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
+            }
+
+            @Override
+            public long droppedPackets() {
+                return arbiter.droppedPackets();
+            }
+
+            @Override
+            public Cancellable every(long periodMillis, Runnable task) {
+                ScheduledFuture<?> f = producerThread.scheduleWithFixedDelay(task, periodMillis, periodMillis,
+                        TimeUnit.MILLISECONDS);
+                return () -> f.cancel(false);
+            }
         }, trackEventConfig());
-        instance.start();
+        producerThread.submit(instance::start).get();
         return new EmbeddedTracing(() -> {
-            instance.stop();
+            producerThread.submit(instance::stop).get();
+            producerThread.shutdown();
             committer.close();
         });
     }

@@ -17,8 +17,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * The public API's hot path: one begin + end slice with an interned name and category, on 1 and 2
- * threads, and the same on a disabled category.
+ * The public API's hot path: one begin + end slice with an interned name and category, on 1, 2 and 64
+ * threads (64 is more than the machine has cores: threads are descheduled mid-event), and the same on
+ * a disabled category; and the cost of a whole short-lived thread that traces 10 slices.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -62,6 +63,47 @@ public class TrackEventBenchmark {
     public void slice2Threads() {
         TrackEvent.begin(BENCH, "slice");
         TrackEvent.end(BENCH);
+    }
+
+    @Benchmark
+    @Threads(64)
+    public void slice64Threads() {
+        TrackEvent.begin(BENCH, "slice");
+        TrackEvent.end(BENCH);
+    }
+
+    /**
+     * One thread's lifetime: start a thread that writes 10 slices, and join it. Compare with
+     * {@link #threadLifetimeUntraced}: the difference is what tracing adds to a short-lived thread
+     * (its first event binds it to a writer, its writer is handed back after it ends).
+     */
+    @Benchmark
+    public void threadLifetime10Slices() throws InterruptedException {
+        Thread t = new Thread(TrackEventBenchmark::tenSlices);
+        t.start();
+        t.join();
+    }
+
+    /** The peer of {@link #threadLifetime10Slices}: the same thread, its 10 slices on a disabled category. */
+    @Benchmark
+    public void threadLifetimeUntraced() throws InterruptedException {
+        Thread t = new Thread(TrackEventBenchmark::tenDisabledSlices);
+        t.start();
+        t.join();
+    }
+
+    private static void tenSlices() {
+        for (int i = 0; i < 10; i++) {
+            TrackEvent.begin(BENCH, "slice");
+            TrackEvent.end(BENCH);
+        }
+    }
+
+    private static void tenDisabledSlices() {
+        for (int i = 0; i < 10; i++) {
+            TrackEvent.begin(OFF, "slice");
+            TrackEvent.end(OFF);
+        }
     }
 
     @Benchmark
