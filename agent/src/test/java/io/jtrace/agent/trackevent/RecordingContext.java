@@ -136,6 +136,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
                 buffer.copyChunk(1, abi, page, PageHeader.layout(abi.pageBitmap(page)), chunk, true);
                 abi.releaseChunkAsFree(page, chunk);
             }
+            committer.notifyChunksFreed();
             for (CommitRequest.Patch p : request.patches()) {
                 buffer.applyPatch(1, p.writerId(), p.chunkId(), p.offset(), p.value(), p.hasMorePatches());
             }

@@ -78,6 +78,7 @@ public final class SmbWriterChild {
                 if (!"FREED".equals(parent.readLine())) {
                     throw new IllegalStateException("parent did not answer SYNC");
                 }
+                committer.notifyChunksFreed();
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

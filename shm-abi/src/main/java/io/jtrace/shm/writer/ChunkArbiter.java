@@ -24,6 +24,13 @@ public final class ChunkArbiter {
     private int pageHint;
     /** Packets dropped by all writers of this SMB (SMB full); touched only on the drop path. */
     private final LongAdder droppedPackets = new LongAdder();
+    /**
+     * Per layout code: the committer's free epoch read before the last scan that found no chunk, or -1.
+     * While the epoch has not moved no chunk can have been freed, so a writer gives up at once instead
+     * of scanning every page again: an event costs the same whether or not the SMB is full. Plain
+     * accesses: a stale value is an older epoch, which only costs one more scan.
+     */
+    private final long[] fullAtEpoch = {-1, -1, -1, -1, -1, -1, -1, -1};
 
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
@@ -56,6 +63,11 @@ public final class ChunkArbiter {
         if (layout == null) {
             return -1;
         }
+        // Read before the scan: a chunk freed during a scan that misses it moves the epoch past this.
+        long epoch = committer.freeEpoch();
+        if (fullAtEpoch[layout.code()] == epoch) {
+            return -1;
+        }
         int pages = abi.pageCount();
         int start = pageHint;
         if (start >= pages) {
@@ -80,6 +92,7 @@ public final class ChunkArbiter {
                 return page << 8 | layout.code() << 4 | index;
             }
         }
+        fullAtEpoch[layout.code()] = epoch;
         return -1;
     }
 

@@ -62,6 +62,14 @@ public final class ChunkCommitter implements AutoCloseable {
     private final MpscArrayQueue<CommitRequest> recycled = new MpscArrayQueue<>(16);
     private final Thread thread;
     private volatile boolean running = true;
+    /**
+     * Advances whenever chunks may have been freed since: the sink released a request (the service has
+     * moved its chunks and freed them), and at every wake-up of the commit thread (the safety net for a
+     * sink that keeps its requests). Writers that found the SMB full scan it again only once this has
+     * moved ({@link ChunkArbiter#acquireChunk}). Written by the sink's and the commit thread (atomic
+     * increment), read by writers (volatile).
+     */
+    private final AtomicLong freeEpoch = new AtomicLong();
 
     public ChunkCommitter(int pageCount, CommitSink sink, long commitPeriodMillis, String name) {
         this.refs = new ChunkRef[pageCount * PageHeader.MAX_CHUNKS_PER_PAGE];
@@ -149,6 +157,7 @@ public final class ChunkCommitter implements AutoCloseable {
             }
             if (released.isEmpty() && retired.isEmpty() && pendingFlush.get() < 0) {
                 LockSupport.parkNanos(this, periodNanos);
+                freeEpoch.incrementAndGet();
             }
         }
         if (drainInto(batch)) {
@@ -184,7 +193,25 @@ public final class ChunkCommitter implements AutoCloseable {
 
     private CommitRequest newBatch() {
         CommitRequest reused = recycled.poll();
-        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, recycled::offer);
+        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, this::requestReleased);
+    }
+
+    private void requestReleased(CommitRequest request) {
+        notifyChunksFreed();
+        recycled.offer(request);
+    }
+
+    /**
+     * The service freed chunks of this SMB. Releasing a commit request says so already; this is for
+     * frees that come without one (a service that answers commits over IPC, a test freeing by hand).
+     */
+    public void notifyChunksFreed() {
+        freeEpoch.incrementAndGet();
+    }
+
+    /** See {@link #freeEpoch}: unchanged means no chunk of the SMB can have been freed since. */
+    long freeEpoch() {
+        return freeEpoch.get();
     }
 
     private boolean drainInto(CommitRequest batch) {

@@ -130,6 +130,8 @@ public final class SmbRig implements CommitSink, AutoCloseable {
             }
             patches.add(patch);
         }
+        // As the service does once done with a request: tells writers chunks may have come free.
+        request.release();
     }
 
     @Override
@@ -167,6 +169,7 @@ public final class SmbRig implements CommitSink, AutoCloseable {
         int[] c;
         while ((c = held.poll()) != null) {
             assertTrue(abi.releaseChunkAsFree(c[0], c[1]), "free chunk " + c[1] + " of page " + c[0]);
+            committer.notifyChunksFreed();
         }
     }
 
@@ -217,6 +220,7 @@ public final class SmbRig implements CommitSink, AutoCloseable {
             assertTrue(abi.releaseChunkAsFree(page, index));
         }
         stolen.clear();
+        committer.notifyChunksFreed();
     }
 
     @Override

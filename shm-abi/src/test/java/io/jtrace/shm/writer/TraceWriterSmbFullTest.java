@@ -48,6 +48,30 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
     // DROP
 
     @Test
+    void aWriterThatFoundTheSmbFullScansAgainOnlyOnceChunksMayHaveBeenFreed() throws IOException {
+        // A commit period of an hour: the commit thread never wakes by itself during the test.
+        rig = new SmbRig(dir, 16 * 4096, 4096, true, 16, 3_600_000);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
+        List<Integer> stolen = rig.stealAllChunks();
+        write(w, small(1)); // scans every page, finds no chunk: dropped
+        int handle = stolen.remove(0);
+        int page = ChunkArbiter.pageOf(handle);
+        int index = ChunkArbiter.indexOf(handle);
+        rig.abi.releaseChunkAsComplete(page, index);
+        assertTrue(rig.abi.tryAcquireChunkForReading(page, index));
+        assertTrue(rig.abi.releaseChunkAsFree(page, index)); // freed without telling the producer
+        write(w, small(2)); // nothing said a chunk came free: no scan, dropped at the cost of a read
+        assertEquals(2, w.droppedPackets());
+
+        rig.committer.notifyChunksFreed();
+        write(w, small(3)); // scans again and takes the freed chunk
+        assertEquals(2, w.droppedPackets());
+        rig.flush(w);
+        rig.giveBack(stolen);
+        assertEquals(List.of(LOSS, small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
+    }
+
+    @Test
     void dropPolicyDropsAndCountsPacketsAndTheNextChunkStartsWithADropMarker() throws IOException {
         rig = new SmbRig(dir, 16 * 4096, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
