@@ -183,9 +183,10 @@ public final class TracingService implements AutoCloseable {
     }
 
     /**
-     * A session that streams into a file must not overwrite what it could have saved: when a commit
-     * leaves one of its buffers more than half full, the file gets what is readable now instead of at
-     * the next file_write_period.
+     * A session that streams into a file must not overwrite what it could have saved: once a sixteenth
+     * of one of its buffers has filled since the last write, the file gets what is readable now instead
+     * of at the next file_write_period. Small, frequent writes keep each pause of chunk moving short
+     * (the SMB fills while this thread writes the file).
      */
     private void drainFilledBuffers(CommitRequest request) {
         int checked = -1;
