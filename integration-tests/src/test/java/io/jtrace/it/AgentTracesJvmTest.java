@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.it.trace.TraceModel;
 import io.jtrace.it.workload.AppWorkload;
 import io.jtrace.protos.ClockSnapshot;
@@ -86,7 +87,10 @@ class AgentTracesJvmTest {
                 assertEquals(List.of("app"), s.categories());
             }
         }
-        assertEquals((long) THREADS * SLICES_PER_THREAD, model.counters.size(), "counter samples");
+        assertEquals((long) THREADS * SLICES_PER_THREAD, model.countersOnTracksNamed("progress-").size(), "counter samples");
+        // The agent's own loss counter says, in the trace itself, that no track event was lost.
+        assertEquals(List.of(0.0), model.countersOnTracksNamed(TrackEventDataSource.LOST_EVENTS_TRACK).stream()
+                .map(TraceModel.CounterSample::value).toList(), "lost track events counter");
 
         // GC: at least as many GC slices as the child's own GarbageCollectorMXBeans counted.
         long gcSlices = model.slicesOnTracksNamed("GC: ").size();

@@ -155,4 +155,15 @@ public final class TraceModel {
         }
         return result;
     }
+
+    public List<CounterSample> countersOnTracksNamed(String prefix) {
+        List<CounterSample> result = new ArrayList<>();
+        for (CounterSample c : counters) {
+            TrackDescriptor d = tracks.get(c.track());
+            if (d != null && d.getName().startsWith(prefix)) {
+                result.add(c);
+            }
+        }
+        return result;
+    }
 }
