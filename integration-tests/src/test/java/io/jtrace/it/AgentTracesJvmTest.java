@@ -43,6 +43,7 @@ class AgentTracesJvmTest {
                 AppWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(SLICES_PER_THREAD),
                 String.valueOf(EXPLICIT_GCS));
         assertEquals(0, result.exitCode(), () -> "child failed: " + result.stderr());
+        assertEquals("", result.stderr(), "a traced JVM's stderr holds nothing from the agent (JDK 25: no sun.misc.Unsafe warnings)");
         Map<String, Long> reported = parseReport(result.stdout());
         assertEquals(Set.of("SLICES", "GCS"), reported.keySet(),
                 () -> "the agent must not print to stdout; child stdout was: " + result.stdout());

@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
-import org.jctools.queues.MpscArrayQueue;
-import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +40,16 @@ public final class ChunkCommitter implements AutoCloseable {
     private static final int BATCH_CAPACITY = 32;
 
     private final ChunkRef[] refs;
-    private final MpscArrayQueue<ChunkRef> released;
+    /*
+     * JCTools' atomic queues (AtomicReferenceArray / field updaters), not its sun.misc.Unsafe ones: on
+     * JDK 24+ the first Unsafe memory access prints warnings on the host's stderr, which a guest agent
+     * must never do. benchmarks/README.md compares the two on the slice path.
+     */
+    private final MpscAtomicArrayQueue<ChunkRef> released;
     /** Patches are rare (only nested messages that span chunks): an unbounded queue of small objects. */
-    private final MpscUnboundedArrayQueue<CommitRequest.Patch> patches = new MpscUnboundedArrayQueue<>(64);
+    private final MpscUnboundedAtomicArrayQueue<CommitRequest.Patch> patches = new MpscUnboundedAtomicArrayQueue<>(64);
     /** Ids of writers that closed (once per writer lifetime, so boxing them costs nothing that matters). */
-    private final MpscUnboundedArrayQueue<Integer> retired = new MpscUnboundedArrayQueue<>(64);
+    private final MpscUnboundedAtomicArrayQueue<Integer> retired = new MpscUnboundedAtomicArrayQueue<>(64);
     /**
      * Takes retired writer ids back once the commit that retires them has been handed to the sink, so
      * a writer that gets the id next can never have its chunks taken for the old writer's sequence.
@@ -59,7 +64,7 @@ public final class ChunkCommitter implements AutoCloseable {
     /** Highest flush request id asked for and not yet answered, or -1. Set by any thread, taken by the commit thread. */
     private final AtomicLong pendingFlush = new AtomicLong(-1);
     /** Requests the sink has released, for reuse; offered by the sink's thread, taken by the commit thread. */
-    private final MpscArrayQueue<CommitRequest> recycled = new MpscArrayQueue<>(16);
+    private final MpscAtomicArrayQueue<CommitRequest> recycled = new MpscAtomicArrayQueue<>(16);
     private final Thread thread;
     private volatile boolean running = true;
     /**
@@ -78,7 +83,7 @@ public final class ChunkCommitter implements AutoCloseable {
                 refs[page * PageHeader.MAX_CHUNKS_PER_PAGE + i] = new ChunkRef(page, i);
             }
         }
-        this.released = new MpscArrayQueue<>(refs.length);
+        this.released = new MpscAtomicArrayQueue<>(refs.length);
         this.wakeThreshold = Math.max(1, pageCount / 4);
         this.sink = sink;
         this.periodNanos = TimeUnit.MILLISECONDS.toNanos(commitPeriodMillis);
