@@ -21,6 +21,12 @@ final class FileSession implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(FileSession.class);
     /** How often the service drains the buffer into the file. */
     static final int FILE_WRITE_PERIOD_MS = 2000;
+    /**
+     * How often the service asks producers to flush, so a slow thread's half-filled chunk reaches the
+     * file within this period instead of at the end. A streaming session without one is what
+     * trace_processor reports as the error {@code config_write_into_file_no_flush}.
+     */
+    static final int FLUSH_PERIOD_MS = 10_000;
 
     private final Path file;
     private final ConsumerEndpoint endpoint;
@@ -42,6 +48,7 @@ final class FileSession implements Consumer {
                 .setWriteIntoFile(true)
                 .setOutputPath(file.toAbsolutePath().toString())
                 .setFileWritePeriodMs(FILE_WRITE_PERIOD_MS)
+                .setFlushPeriodMs(config.getFlushPeriodMs() > 0 ? config.getFlushPeriodMs() : FLUSH_PERIOD_MS)
                 .build();
         session.endpoint.enableTracing(streamed).get(10, TimeUnit.SECONDS);
         return session;

@@ -104,6 +104,11 @@ class AgentTracesJvmTest {
         ClockSnapshot snapshot = model.packets.get(model.firstClockSnapshot).getClockSnapshot();
         Set<Integer> clocks = snapshot.getClocksList().stream().map(ClockSnapshot.Clock::getClockId).collect(Collectors.toSet());
         assertEquals(Set.of(1, 3, 6), clocks);
+        // A streamed trace says how often it was flushed: trace_processor flags one that does not
+        // (config_write_into_file_no_flush).
+        TracePacket config = model.packets.stream().filter(TracePacket::hasTraceConfig).findFirst().orElseThrow();
+        assertTrue(config.getTraceConfig().getWriteIntoFile() && config.getTraceConfig().getFlushPeriodMs() > 0,
+                config.getTraceConfig().toString());
         TracePacket stats = model.packets.get(model.packets.size() - 1);
         assertTrue(stats.hasTraceStats(), "the trace ends with trace stats");
         assertEquals(0, stats.getTraceStats().getBufferStats(0).getAbiViolations());
