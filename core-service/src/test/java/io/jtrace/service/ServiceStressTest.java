@@ -590,6 +590,8 @@ class ServiceStressTest {
             long deliveredCount;
             int firstOnSequence;
             int sequenceId;
+            /** A packet of this sequence carried the producer's trusted pid/uid. */
+            boolean identified;
         }
 
         Verifier(long seed, Errors errors) {
@@ -644,8 +646,13 @@ class ServiceStressTest {
                 errors.add(where + ": on sequence " + packet.getTrustedPacketSequenceId() + ", earlier ones on "
                         + s.sequenceId);
             }
-            if (packet.getTrustedPid() != PRODUCER_PID || packet.getTrustedUid() != PRODUCER_UID) {
-                errors.add(where + ": trusted pid/uid " + packet.getTrustedPid() + "/" + packet.getTrustedUid());
+            if (packet.hasTrustedPid() || packet.hasTrustedUid()) {
+                if (packet.getTrustedPid() != PRODUCER_PID || packet.getTrustedUid() != PRODUCER_UID) {
+                    errors.add(where + ": trusted pid/uid " + packet.getTrustedPid() + "/" + packet.getTrustedUid());
+                }
+                s.identified = true;
+            } else if (!s.identified) {
+                errors.add(where + ": no trusted pid/uid on it or before it on its sequence");
             }
             if (seq <= s.lastSeq) {
                 errors.add(where + ": after seq " + s.lastSeq + " (duplicate or out of order)");

@@ -1,9 +1,15 @@
 package io.jtrace.service;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The packets test data sources write: timestamp = index, track_event { track_uuid = tag, name }.
@@ -57,5 +63,23 @@ final class TestPackets {
     static TracePacket withoutServiceFields(TracePacket p) {
         return p.toBuilder().clearTrustedUid().clearTrustedPacketSequenceId().clearTrustedPid()
                 .clearFirstPacketOnSequence().clearPreviousPacketDropped().build();
+    }
+
+    /**
+     * Every packet is attributed to the producer {@code pid}/{@code uid}: the service stamps them on the
+     * first packet it delivers from each chunk (and on track descriptors), so each packet either carries
+     * them or follows one on its sequence that does, and every stamp names that producer.
+     */
+    static void assertAttributedTo(List<TracePacket> packets, int pid, int uid) {
+        Set<Integer> identified = new HashSet<>();
+        for (TracePacket p : packets) {
+            if (p.hasTrustedPid() || p.hasTrustedUid()) {
+                assertEquals(pid, p.getTrustedPid(), "trusted_pid");
+                assertEquals(uid, p.getTrustedUid(), "trusted_uid");
+                identified.add(p.getTrustedPacketSequenceId());
+            }
+            assertTrue(identified.contains(p.getTrustedPacketSequenceId()),
+                    "a packet on sequence " + p.getTrustedPacketSequenceId() + " before any trusted pid/uid on it");
+        }
     }
 }

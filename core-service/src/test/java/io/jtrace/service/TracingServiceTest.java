@@ -324,10 +324,7 @@ class TracingServiceTest {
         List<TracePacket> packets = producerPackets(read(consumer));
 
         assertTagged(packets, 4, 10);
-        for (TracePacket p : packets) {
-            assertEquals(PID, p.getTrustedPid(), "trusted_pid of a packet committed while connected");
-            assertEquals(UID, p.getTrustedUid(), "trusted_uid of a packet committed while connected");
-        }
+        TestPackets.assertAttributedTo(packets, PID, UID);
     }
 
     // ------------------------------------------------------------------ hostile producers

@@ -179,9 +179,8 @@ class WriterToServiceRoundTripTest {
         assertNotEquals(TracingService.SERVICE_SEQUENCE_ID, seqA);
         assertNotEquals(TracingService.SERVICE_SEQUENCE_ID, seqB);
         assertNotEquals(seqA, seqB, "each writer is its own sequence");
+        TestPackets.assertAttributedTo(fromProducer, PRODUCER_PID, PRODUCER_UID);
         for (TracePacket p : fromProducer) {
-            assertEquals(PRODUCER_PID, p.getTrustedPid());
-            assertEquals(PRODUCER_UID, p.getTrustedUid());
             assertTrue(!p.hasPreviousPacketDropped() || p.getPreviousPacketDropped() == 0, "nothing was lost");
         }
         assertEquals(2, fromProducer.stream().filter(TracePacket::getFirstPacketOnSequence).count(),

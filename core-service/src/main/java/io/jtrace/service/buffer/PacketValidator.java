@@ -7,16 +7,28 @@ package io.jtrace.service.buffer;
  * sets.
  */
 final class PacketValidator {
-    enum Verdict { OK, MALFORMED, SETS_TRUSTED_FIELD }
+    enum Verdict {
+        OK,
+        /** OK, and the packet carries a track_descriptor: trace_processor takes its trusted_pid as the track's process. */
+        DESCRIBES_TRACK,
+        MALFORMED,
+        SETS_TRUSTED_FIELD;
+
+        boolean valid() {
+            return this == OK || this == DESCRIBES_TRACK;
+        }
+    }
 
     /** Fields only the service may write: trusted_uid, trusted_packet_sequence_id, previous_packet_dropped, trusted_pid. */
     private static final int[] TRUSTED_FIELDS = {3, 10, 42, 79};
+    private static final int TRACK_DESCRIPTOR_FIELD = 60;
 
     private PacketValidator() {}
 
     static Verdict check(byte[] data, int start, int size) {
         int pos = start;
         int end = start + size;
+        boolean describesTrack = false;
         while (pos < end) {
             long tagAndLength = TraceBuffer.readVarint(data, pos, end);
             if (tagAndLength < 0) {
@@ -28,6 +40,7 @@ final class PacketValidator {
             if (field == 0) {
                 return Verdict.MALFORMED;
             }
+            describesTrack |= field == TRACK_DESCRIPTOR_FIELD;
             for (int trusted : TRUSTED_FIELDS) {
                 if (field == trusted) {
                     return Verdict.SETS_TRUSTED_FIELD;
@@ -57,7 +70,7 @@ final class PacketValidator {
                 return Verdict.MALFORMED;
             }
         }
-        return Verdict.OK;
+        return describesTrack ? Verdict.DESCRIBES_TRACK : Verdict.OK;
     }
 
     private static int skipVarint(byte[] data, int pos, int end) {

@@ -509,7 +509,7 @@ public final class TraceBuffer {
                     seq.pendingFragment = glued;
                     continue;
                 }
-                delivered += emit(glued, 0, glued.length, seq, sequenceId, pid, uid, sink);
+                delivered += emit(glued, 0, glued.length, seq, sequenceId, pid, uid, delivered == 0, sink);
                 continue;
             }
             if (first && seq.pendingFragment != null) {
@@ -521,7 +521,7 @@ public final class TraceBuffer {
                 seq.pendingFragment = concat(new byte[0], data, start, size);
                 continue;
             }
-            delivered += emit(data, start, size, seq, sequenceId, pid, uid, sink);
+            delivered += emit(data, start, size, seq, sequenceId, pid, uid, delivered == 0, sink);
         }
         return delivered;
     }
@@ -533,12 +533,20 @@ public final class TraceBuffer {
         return delivered;
     }
 
-    private int emit(byte[] data, int start, int size, SequenceState seq, int sequenceId, int pid, int uid, PacketSink sink) {
+    /**
+     * Hands one packet to the sink with the service's trusted fields appended. trusted_packet_sequence_id
+     * goes on every packet; trusted_uid and trusted_pid (the same for every packet of a sequence) go on
+     * the first packet delivered from each chunk and on every packet that describes a track, the only
+     * packets trace_processor reads them from: every packet still has its producer's identity on a packet
+     * of its sequence at most a chunk before it, at 6 bytes per chunk instead of 6 bytes per packet.
+     */
+    private int emit(byte[] data, int start, int size, SequenceState seq, int sequenceId, int pid, int uid,
+                     boolean firstOfChunk, PacketSink sink) {
         if (size == 0) {
             return 0;
         }
         PacketValidator.Verdict verdict = PacketValidator.check(data, start, size);
-        if (verdict != PacketValidator.Verdict.OK) {
+        if (!verdict.valid()) {
             counters.invalidPackets++;
             if (verdict == PacketValidator.Verdict.SETS_TRUSTED_FIELD) {
                 counters.trustedFieldViolations++;
@@ -554,9 +562,11 @@ public final class TraceBuffer {
         int pos = size;
         // Appended after the producer's bytes: for a non-repeated field the last occurrence wins, so
         // these trusted values override anything the producer wrote.
-        pos = putVarintField(out, pos, TRUSTED_UID_FIELD, uid);
         pos = putVarintField(out, pos, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
-        pos = putVarintField(out, pos, TRUSTED_PID_FIELD, pid);
+        if (firstOfChunk || verdict == PacketValidator.Verdict.DESCRIBES_TRACK || !seq.firstPacketEmitted) {
+            pos = putVarintField(out, pos, TRUSTED_UID_FIELD, uid);
+            pos = putVarintField(out, pos, TRUSTED_PID_FIELD, pid);
+        }
         if (seq.lossPending) {
             pos = putVarintField(out, pos, PREVIOUS_PACKET_DROPPED_FIELD, 1);
             seq.lossPending = false;

@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
+import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.WireFormat;
 import java.util.ArrayList;
@@ -195,6 +196,27 @@ class TraceBufferTest {
                 () -> assertEquals(5001, p1w1.getTrustedUid()),
                 () -> assertEquals(5001, p1w7.getTrustedUid()),
                 () -> assertEquals(5002, p2w1.getTrustedUid()));
+    }
+
+    @Test
+    void trustedPidAndUidGoOnTheFirstPacketOfEachChunkAndOnTrackDescriptorsOnly() {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        TracePacket descriptor = TracePacket.newBuilder()
+                .setTrackDescriptor(TrackDescriptor.newBuilder().setUuid(42).setName("described")).build();
+        assertTrue(commit(buffer, PRODUCER, 1, 0, chunk().packet(pkt("c0-a")).packet(pkt("c0-b"))
+                .packet(descriptor).packet(pkt("c0-c"))));
+        assertTrue(commit(buffer, PRODUCER, 1, 1, chunkOf("c1-a", "c1-b")));
+
+        List<TracePacket> packets = readFinal(buffer);
+
+        assertEquals(6, packets.size());
+        assertEquals(List.of(true, false, true, false, true, false),
+                packets.stream().map(p -> p.hasTrustedPid() && p.hasTrustedUid()).toList(),
+                "c0-a (first of chunk 0), the descriptor, c1-a (first of chunk 1) carry them");
+        assertTrue(packets.stream().filter(TracePacket::hasTrustedPid)
+                .allMatch(p -> p.getTrustedPid() == 4001 && p.getTrustedUid() == 5001));
+        assertTrue(packets.stream().allMatch(p -> p.getTrustedPacketSequenceId() == 1001),
+                "the sequence id is on every packet");
     }
 
     @Test
