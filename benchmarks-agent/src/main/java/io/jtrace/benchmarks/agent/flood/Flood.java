@@ -1,0 +1,60 @@
+package io.jtrace.benchmarks.agent.flood;
+
+/**
+ * The flood workload: {@code threads} threads each emit slices back to back for {@code warmupMillis}
+ * and then {@code millis} more, and the process prints how many it emitted in all and what one cost its
+ * thread after the warm-up (so the JIT has compiled both the workload and the tracer). The tracer is whatever the
+ * JVM was started with; {@link JtraceFlood} and {@link JfrFlood} say how one slice is emitted.
+ */
+final class Flood {
+    private Flood() {}
+
+    static void run(String[] args, Runnable slice) throws InterruptedException {
+        int threads = Integer.parseInt(args[0]);
+        long millis = Long.parseLong(args[1]);
+        long warmupMillis = Long.parseLong(args[2]);
+        long[] emitted = new long[threads];
+        long[] measured = new long[threads];
+        long[] measuredNanos = new long[threads];
+        Thread[] workers = new Thread[threads];
+        long start = System.nanoTime();
+        long warmupEnd = start + warmupMillis * 1_000_000L;
+        long deadline = warmupEnd + millis * 1_000_000L;
+        for (int i = 0; i < threads; i++) {
+            int index = i;
+            workers[i] = new Thread(() -> {
+                long n = 0;
+                long now = System.nanoTime();
+                long measuredFrom = -1;
+                long nAtWarmupEnd = 0;
+                while (now < deadline) {
+                    for (int k = 0; k < 256; k++) {
+                        slice.run();
+                    }
+                    n += 256;
+                    now = System.nanoTime();
+                    if (measuredFrom < 0 && now >= warmupEnd) {
+                        measuredFrom = now;
+                        nAtWarmupEnd = n;
+                    }
+                }
+                emitted[index] = n;
+                measured[index] = n - nAtWarmupEnd;
+                measuredNanos[index] = now - measuredFrom;
+            }, "flood-" + i);
+        }
+        for (Thread t : workers) {
+            t.start();
+        }
+        long total = 0;
+        double nanosPerSlice = 0;
+        for (int i = 0; i < threads; i++) {
+            workers[i].join();
+            total += emitted[i];
+            nanosPerSlice += (double) measuredNanos[i] / measured[i] / threads;
+        }
+        System.out.println("EMITTED=" + total);
+        System.out.printf("NS_PER_SLICE=%.1f%n", nanosPerSlice);
+        System.out.printf("ELAPSED_MS=%d%n", (System.nanoTime() - start) / 1_000_000L);
+    }
+}

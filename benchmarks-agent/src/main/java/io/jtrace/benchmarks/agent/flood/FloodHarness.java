@@ -1,0 +1,106 @@
+package io.jtrace.benchmarks.agent.flood;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Floods jtrace and JFR side by side, each as users run it (the shaded agent with default options and
+ * a trace file; {@code -XX:StartFlightRecording} to a file), and reports for each: slices emitted, what
+ * reached the file, what the tracer says it lost, what is unaccounted for, the cost per slice on the
+ * emitting thread and the bytes per slice in the file.
+ *
+ * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
+ *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target]</pre>
+ */
+public final class FloodHarness {
+    private FloodHarness() {}
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = parse(args);
+        List<Integer> threadCounts = new ArrayList<>();
+        for (String t : options.getOrDefault("threads", "1,2,4").split(",")) {
+            threadCounts.add(Integer.parseInt(t.trim()));
+        }
+        long millis = (long) (Double.parseDouble(options.getOrDefault("seconds", "5")) * 1000);
+        long warmupMillis = (long) (Double.parseDouble(options.getOrDefault("warmup", "2")) * 1000);
+        Path agent = Path.of(options.getOrDefault("agent", "agent/target/jtrace.jar")).toAbsolutePath();
+        if (!Files.isRegularFile(agent)) {
+            throw new IllegalArgumentException("no agent jar at " + agent + ": build it (mvn package) or pass --agent");
+        }
+        String java = options.getOrDefault("java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target")));
+        String classpath = ownJar();
+
+        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s%n", "tracer", "threads", "emitted",
+                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "in file/s", "B/slice");
+        for (int threads : threadCounts) {
+            Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
+            Files.deleteIfExists(trace);
+            Map<String, String> jtrace = runChild(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
+                    "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
+            PerfettoTraceCount count = PerfettoTraceCount.of(trace);
+            long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
+            long inFile = count.begins() + count.ends();
+            print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
+                    count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2);
+
+            Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
+            Files.deleteIfExists(recording);
+            Map<String, String> jfr = runChild(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
+                    "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
+            JfrRecordingCount events = JfrRecordingCount.of(recording);
+            long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
+            print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
+                    jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events());
+        }
+        System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
+                + " ns/slice is per emitting thread, after the warm-up; in file/s over the whole run. JFR's lost column, when negative, is bytes it reported lost"
+                + " (jdk.DataLoss), not events.");
+    }
+
+    private static void print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
+                              long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile) {
+        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %9.1f%n", tracer, threads, emitted, inFile, lost,
+                unaccounted, undecodable, nanosPerSlice, inFile * 1000 / elapsedMillis,
+                slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile);
+    }
+
+    private static Map<String, String> runChild(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException("child failed: " + command + "\n" + out);
+        }
+        Map<String, String> report = new HashMap<>();
+        for (String line : out.split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                report.put(line.substring(0, eq), line.substring(eq + 1).trim());
+            }
+        }
+        return report;
+    }
+
+    private static String ownJar() throws URISyntaxException {
+        return Path.of(FloodHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    }
+
+    private static Map<String, String> parse(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("usage: [--threads 1,2,4] [--seconds 5] [--warmup 2] [--agent jar] [--java bin/java] [--dir dir]; got " + args[i]);
+            }
+            options.put(args[i].substring(2), args[++i]);
+        }
+        return options;
+    }
+}

@@ -1,0 +1,21 @@
+package io.jtrace.benchmarks.agent.flood;
+
+import io.jtrace.api.Category;
+import io.jtrace.api.TrackEvent;
+
+/** The flood with jtrace's slice: begin + end, interned name and category. Needs the agent started. */
+public final class JtraceFlood {
+    private static final Category CATEGORY = Category.of("flood");
+
+    private JtraceFlood() {}
+
+    public static void main(String[] args) throws InterruptedException {
+        if (!CATEGORY.isEnabled()) {
+            throw new IllegalStateException("jtrace is not tracing: start the JVM with -javaagent:jtrace.jar=start,file=...");
+        }
+        Flood.run(args, () -> {
+            TrackEvent.begin(CATEGORY, "slice");
+            TrackEvent.end(CATEGORY);
+        });
+    }
+}
