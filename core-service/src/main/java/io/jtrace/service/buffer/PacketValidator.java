@@ -21,6 +21,9 @@ final class PacketValidator {
 
     /** Fields only the service may write: trusted_uid, trusted_packet_sequence_id, previous_packet_dropped, trusted_pid. */
     private static final int[] TRUSTED_FIELDS = {3, 10, 42, 79};
+    /** TRUSTED_FIELDS as bits (all are below 128): one test per field instead of a loop. */
+    private static final long TRUSTED_LOW = bitsBelow(64, 0);
+    private static final long TRUSTED_HIGH = bitsBelow(128, 64);
     private static final int TRACK_DESCRIPTOR_FIELD = 60;
 
     private PacketValidator() {}
@@ -41,10 +44,8 @@ final class PacketValidator {
                 return Verdict.MALFORMED;
             }
             describesTrack |= field == TRACK_DESCRIPTOR_FIELD;
-            for (int trusted : TRUSTED_FIELDS) {
-                if (field == trusted) {
-                    return Verdict.SETS_TRUSTED_FIELD;
-                }
+            if (field < 64 ? (TRUSTED_LOW >>> field & 1) != 0 : field < 128 && (TRUSTED_HIGH >>> (field - 64) & 1) != 0) {
+                return Verdict.SETS_TRUSTED_FIELD;
             }
             switch (tag & 7) {
                 case 0:
@@ -71,6 +72,16 @@ final class PacketValidator {
             }
         }
         return describesTrack ? Verdict.DESCRIBES_TRACK : Verdict.OK;
+    }
+
+    private static long bitsBelow(int limit, int base) {
+        long bits = 0;
+        for (int field : TRUSTED_FIELDS) {
+            if (field >= base && field < limit) {
+                bits |= 1L << (field - base);
+            }
+        }
+        return bits;
     }
 
     private static int skipVarint(byte[] data, int pos, int end) {

@@ -1,12 +1,13 @@
 package io.jtrace.service.output;
 
 import io.jtrace.service.buffer.PacketSink;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
  * Writes packets as a Perfetto trace file: the serialization of {@code Trace { repeated TracePacket
@@ -15,9 +16,18 @@ import java.nio.file.Path;
  */
 public final class TraceFileWriter implements PacketSink, AutoCloseable {
     private static final int TRACE_PACKET_TAG = (1 << 3) | 2;
+    /** Largest frame header: the tag and a 5-byte varint length. */
+    private static final int FRAME_HEADER_MAX = 6;
+    private static final int BUFFER_SIZE = 256 * 1024;
 
-    private final OutputStream out;
-    private final byte[] header = new byte[6];
+    /*
+     * The service thread is the only writer, so frames are assembled in a plain array and handed to the
+     * channel in large writes: no lock per packet (a BufferedOutputStream takes one per write call).
+     */
+    private final FileChannel channel;
+    private final byte[] buffer = new byte[BUFFER_SIZE];
+    private final ByteBuffer view = ByteBuffer.wrap(buffer);
+    private int buffered;
     private long packets;
     private long bytes;
 
@@ -26,27 +36,37 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        this.out = new BufferedOutputStream(Files.newOutputStream(file), 64 * 1024);
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     @Override
     public void packet(byte[] packet, int offset, int length) {
-        int n = 0;
-        header[n++] = (byte) TRACE_PACKET_TAG;
-        int v = length;
-        while ((v & ~0x7F) != 0) {
-            header[n++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        header[n++] = (byte) v;
         try {
-            out.write(header, 0, n);
-            out.write(packet, offset, length);
+            if (buffered + FRAME_HEADER_MAX + length > BUFFER_SIZE) {
+                drain();
+            }
+            int at = buffered;
+            buffer[at++] = (byte) TRACE_PACKET_TAG;
+            int v = length;
+            while ((v & ~0x7F) != 0) {
+                buffer[at++] = (byte) ((v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            buffer[at++] = (byte) v;
+            bytes += at - buffered + length;
+            if (length > BUFFER_SIZE - FRAME_HEADER_MAX) {
+                buffered = at;
+                drain();
+                writeFully(ByteBuffer.wrap(packet, offset, length));
+            } else {
+                System.arraycopy(packet, offset, buffer, at, length);
+                buffered = at + length;
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         packets++;
-        bytes += n + length;
     }
 
     public long packets() {
@@ -59,11 +79,27 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
 
     /** Pushes what is buffered to the file, so the file is a valid trace up to here. */
     public void flush() throws IOException {
-        out.flush();
+        drain();
     }
 
     @Override
     public void close() throws IOException {
-        out.close();
+        try (channel) {
+            drain();
+        }
+    }
+
+    private void drain() throws IOException {
+        if (buffered > 0) {
+            view.clear().limit(buffered);
+            writeFully(view);
+            buffered = 0;
+        }
+    }
+
+    private void writeFully(ByteBuffer source) throws IOException {
+        while (source.hasRemaining()) {
+            channel.write(source);
+        }
     }
 }

@@ -219,6 +219,25 @@ class TraceBufferTest {
                 "the sequence id is on every packet");
     }
 
+    @ParameterizedTest(name = "field {0}")
+    @ValueSource(ints = {3, 10, 42, 79})
+    void aPacketThatSetsAnyOneTrustedFieldIsDropped(int field) {
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        byte[] forged = pkt("forged").toBuilder().setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
+                .addField(field, com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build())
+                .build().toByteArray();
+        TracePacket parsed;
+        try {
+            parsed = TracePacket.parseFrom(forged);
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError(e);
+        }
+        assertTrue(commit(buffer, 3, 0, chunk().packet(pkt("before")).packet(parsed).packet(pkt("after"))));
+
+        assertEquals(List.of("before", "after"), names(readFinal(buffer)));
+        assertEquals(1, buffer.counters().trustedFieldViolations());
+    }
+
     @Test
     void packetsThatSetTrustedFieldsAreDroppedCountedAndReportedAsLoss() {
         TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);

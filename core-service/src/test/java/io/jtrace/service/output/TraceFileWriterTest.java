@@ -36,6 +36,9 @@ class TraceFileWriterTest {
         packets.add(packetOfSize(20_000, 4)); // >= 16 KiB: 3-byte length varint
         packets.add(packetOfSize(3_000_000, 5)); // >= 2 MiB: 4-byte length varint
         packets.add(packetOfSize(50, 6));
+        for (int i = 0; i < 5000; i++) { // ~750 KB of packets: the write buffer fills and drains several times
+            packets.add(packetOfSize(i % 300, 100 + i));
+        }
         assertTrue(packets.get(3).getSerializedSize() >= 128);
         assertTrue(packets.get(4).getSerializedSize() >= 16 * 1024);
         Path file = dir.resolve("sub/dir/out.pftrace");
