@@ -1,0 +1,48 @@
+package io.jtrace.benchmarks.agent.flood;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jtrace.protos.Trace;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.protos.TrackEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PerfettoTraceCountTest {
+    @TempDir
+    Path dir;
+
+    private static TracePacket event(int sequence, TrackEvent.Type type, int flags) {
+        return TracePacket.newBuilder().setTrustedPacketSequenceId(sequence).setSequenceFlags(flags)
+                .setTimestamp(5).setTrackEvent(TrackEvent.newBuilder().setType(type).setNameIid(1)).build();
+    }
+
+    @Test
+    void countsDecodableSlicesTheLostCounterAndWhatTraceProcessorWouldSkip() throws Exception {
+        long lostTrack = -5_901_796_794_567_903_832L; // a uint64 uuid above 2^63
+        Trace trace = Trace.newBuilder()
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(2)
+                        .setTrackDescriptor(TrackDescriptor.newBuilder().setUuid(lostTrack).setName("jtrace: lost track events")))
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1))
+                .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
+                .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_END, 2))
+                .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2).toBuilder().setPreviousPacketDropped(1))
+                .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_END, 2))
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1))
+                .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
+                .addPacket(event(4, TrackEvent.Type.TYPE_SLICE_END, 2)) // a sequence never cleared
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(2)
+                        .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_COUNTER)
+                                .setTrackUuid(lostTrack).setCounterValue(1234)))
+                .build();
+        Path file = dir.resolve("t.pftrace");
+        Files.write(file, trace.toByteArray());
+
+        PerfettoTraceCount count = PerfettoTraceCount.of(file);
+
+        assertEquals(new PerfettoTraceCount(2, 1, 1234, 1, 3), count);
+    }
+}
