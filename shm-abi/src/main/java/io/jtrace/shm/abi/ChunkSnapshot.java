@@ -26,20 +26,22 @@ import java.nio.ByteBuffer;
  * </ol>
  *
  * <h2>Why that suffices</h2>
- * Every use of a chunk starts after a free, and every free ({@link SharedMemoryAbi#releaseChunkAsFree})
- * clears the header, then adds one to the generation (release), then CASes the chunk to FREE; the next
- * writer's CAS to BEING_WRITTEN, its header and its bytes all come after those. Let U be the use whose
- * header step 3 read. Had {@code g1} included the free that ended U, step 3 (ordered after the acquire of
- * {@code g1}) would have seen that free's clear, not U's header. Had U started after {@code g1}'s free
- * count, or had any load of steps 2–4 seen anything of a use after U (its state, header or bytes), that
- * load saw something written after one more free; the fence orders the load before the second
- * generation load, which then sees that free's increment and differs from {@code g1}. So an equal
- * generation proves that every load saw U: one use's state, header and chunk id, and, the copy being
- * ordered after the acquire of U's packet count, the final bytes of every packet it counts (U's later
- * bytes may be torn; the count keeps the reader away from them). A COMPLETE state seen in step 2 is U's
- * and its CAS came after U's last header store, so step 3 saw U's final header. A free of another chunk
- * of the page also moves the generation; that only discards a good copy. A false match takes 2^32 frees
- * of one page during one copy.
+ * Every use of a chunk starts after a free, and a free ({@link SharedMemoryAbi#releaseChunkAsFree})
+ * first adds one to the page's generation, then — ordered after it by a StoreStore fence — clears the
+ * header, then CASes the chunk to FREE; the next writer's CAS to BEING_WRITTEN, its header and its bytes
+ * all come after those. Let U be the use whose state step 2 read. Had {@code g1} counted the free that
+ * ended U, step 2 (ordered after the acquire of {@code g1}) would have seen at least the BEING_READ that
+ * precedes that free, not U's state: so {@code g1} predates U's free. Step 2 read U's state with
+ * volatile semantics, so steps 3–4 see nothing older than U (the clear before U happened-before U's
+ * CAS). A load of steps 3–4 that saw anything newer than U — the clear after it, or anything of a later
+ * use — saw a store the free's increment precedes; the fence orders the second generation load after
+ * that load, so it sees the increment and differs from {@code g1} (message passing: StoreStore fence at
+ * the free, LoadLoad fence at the scrape). So an equal generation proves that steps 3–4 saw U only: one
+ * use's header and chunk id, and, the copy being ordered after the acquire of U's packet count, the
+ * final bytes of every packet it counts (U's later bytes may be torn; the count keeps the reader away
+ * from them). A COMPLETE state seen in step 2 came after U's last header store, so step 3 saw U's final
+ * header. A free of another chunk of the page also moves the generation; that only discards a good copy.
+ * A false match takes 2^32 frees of one page during one copy.
  *
  * <p>In the service as built, only the service thread frees chunks, and it is the thread that scrapes:
  * what actually protects its scrape is the header clear, without which a chunk just taken by a new
@@ -89,7 +91,8 @@ public final class ChunkSnapshot {
         if (page < 0 || page >= abi.pageCount()) {
             return false;
         }
-        // Acquire: everything read below is at least as new as the frees this generation counts.
+        // Acquire: the loads below are ordered after it, so the state they see is no older than the
+        // frees this generation counts.
         int g1 = abi.pageGeneration(page);
         int bitmap = abi.pageBitmap(page);
         PageLayout layout = PageHeader.layout(bitmap);
@@ -125,8 +128,9 @@ public final class ChunkSnapshot {
 
     /** Step 5: whether no free of the page was visible to any load of the copy. */
     boolean validate() {
-        // LoadLoad: every load of the copy happens before the generation is read again, so a copy that
-        // saw anything written after a free also sees that free's increment below.
+        // LoadLoad (pairs with the free's StoreStore fence): every load of the header and the copy is
+        // ordered before the generation is read again, so one that saw anything a free wrote after its
+        // increment (its clear, or the next use's header and bytes) makes this load see the increment.
         VarHandle.acquireFence();
         return abi.pageGeneration(page) == generation;
     }

@@ -21,13 +21,15 @@ import java.nio.ByteOrder;
  *   <li>While a chunk is BEING_WRITTEN, the writer publishes each finished packet with a release store
  *       of the chunk header's writer/packets word ({@link #publishPackets}); a reader that loads it with
  *       acquire ({@link #readWriterAndPackets}) may read the counted packets, which no longer change.</li>
- *   <li>Before BEING_READ → FREE the service clears the chunk header (plain stores) and then adds one to
- *       the page's free generation with a release RMW ({@link #releaseChunkAsFree}); the CAS to FREE
- *       follows. Whoever acquires the generation's new value sees the cleared header; a writer that
- *       takes the chunk next (CAS FREE → BEING_WRITTEN) sees both, and everything it writes into the
- *       chunk's next use is ordered after them. So a BEING_WRITTEN chunk never shows the previous use's
- *       header: until its writer's release store of the new header it shows writer id 0, which no
- *       reader takes. A scrape pairs this with a validated copy ({@link ChunkSnapshot}).</li>
+ *   <li>Before BEING_READ → FREE the service adds one to the page's free generation (volatile RMW),
+ *       then, ordered after it by a StoreStore fence, clears the chunk header (plain stores); the CAS to
+ *       FREE follows ({@link #releaseChunkAsFree}). A writer that takes the chunk next (CAS FREE →
+ *       BEING_WRITTEN) reads that CAS, so the increment and the clear happen-before everything it writes
+ *       into the chunk's next use: a BEING_WRITTEN chunk never shows the previous use's header (until
+ *       its writer's release store of the new one it shows writer id 0, which no reader takes), and
+ *       a scrape that sees the clear or anything of the next use also sees the new generation when it
+ *       loads it again after a LoadLoad fence — the seqlock pairing its validated copy relies on
+ *       ({@link ChunkSnapshot}).</li>
  * </ul>
  *
  * <p>Producer-side misuse (releasing a chunk it does not hold) is a bug in our own code and throws.
@@ -67,8 +69,8 @@ public final class SharedMemoryAbi {
     }
 
     /**
-     * Acquire load of a page's free generation (see {@link PageHeader}): pairs with the release RMW in
-     * {@link #releaseChunkAsFree}, so a reader that sees a generation also sees the headers it cleared.
+     * Acquire load of a page's free generation (see {@link PageHeader}): the caller's later loads of the
+     * page are ordered after it. See {@link ChunkSnapshot} for the protocol it serves.
      */
     public int pageGeneration(int page) {
         return (int) INT.getAcquire(buf, pageOffset(page) + PageHeader.GENERATION_OFFSET);
@@ -159,10 +161,10 @@ public final class SharedMemoryAbi {
      * Service: BEING_READ → FREE. When that frees the page's last busy chunk the page goes back to
      * unpartitioned (bitmap 0), so the next writer may lay it out anew for its packet sizes.
      *
-     * <p>First the chunk header is cleared, so the chunk's next use shows writer id 0 until its writer
-     * writes its own header, never this use's header over new bytes; then the page's free generation
-     * moves on, so a scrape that copied the chunk meanwhile discards its copy ({@link ChunkSnapshot}).
-     * False, changing nothing, when the chunk is not BEING_READ.
+     * <p>First the page's free generation moves on, so a scrape that copied the chunk meanwhile
+     * discards its copy ({@link ChunkSnapshot}); then the chunk header is cleared, so the chunk's next
+     * use shows writer id 0 until its writer writes its own header, never this use's header over new
+     * bytes. False, changing nothing, when the chunk is not BEING_READ.
      */
     public boolean releaseChunkAsFree(int page, int index) {
         if (page < 0 || page >= pageCount) {
@@ -174,16 +176,19 @@ public final class SharedMemoryAbi {
                 || PageHeader.chunkState(bitmap, index) != ChunkState.BEING_READ) {
             return false;
         }
+        // An atomic RMW, so frees of two chunks of a page never lose a count. The StoreStore fence orders
+        // the clears below after it, as a seqlock writer orders its data stores after its sequence
+        // store: a scrape that sees a clear (or, later, anything of the chunk's next use) and then loads
+        // the generation after a LoadLoad fence sees this increment, and discards its copy.
+        INT.getAndAdd(buf, pageOffset(page) + PageHeader.GENERATION_OFFSET, 1);
+        VarHandle.storeStoreFence();
         // BEING_READ: the chunk is the service's alone, and its page keeps this layout (a page with a busy
         // chunk is never repartitioned), so these plain stores hit this chunk's header and race with no
-        // writer. They need no ordering of their own: the release RMW below publishes them.
+        // writer. The volatile CAS to FREE below publishes them (and the increment) to the writer that
+        // takes the chunk next: its CAS FREE → BEING_WRITTEN reads that CAS.
         int offset = chunkOffset(page, layout, index);
         buf.putInt(offset + ChunkHeader.WRITER_AND_PACKETS_OFFSET, 0);
         buf.putInt(offset + ChunkHeader.CHUNK_ID_OFFSET, 0);
-        // Release: the clears above are visible to whoever acquires the new generation (a scrape's
-        // pageGeneration). An RMW, not a store, so frees of two chunks of a page never lose a count. The
-        // volatile CAS to FREE below comes after it, so a writer that takes the chunk sees both.
-        INT.getAndAddRelease(buf, pageOffset(page) + PageHeader.GENERATION_OFFSET, 1);
         return transition(page, index, ChunkState.BEING_READ, ChunkState.FREE, true);
     }
 
