@@ -1,8 +1,7 @@
 package io.jtrace.service;
 
 import io.jtrace.service.buffer.TraceBuffer;
-import io.jtrace.shm.abi.ChunkHeader;
-import io.jtrace.shm.abi.ChunkState;
+import io.jtrace.shm.abi.ChunkSnapshot;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
@@ -23,6 +22,13 @@ final class ChunkMover {
     long refusedChunks;
     /** Patches for a writer or buffer the producer has no business with (TraceStats.patches_discarded). */
     long refusedPatches;
+    /**
+     * Scraped copies thrown away because the chunk was freed while it was copied (in TraceStats'
+     * chunks_discarded with {@link #refusedChunks}: which buffer the chunk was for is not known).
+     */
+    long discardedScrapes;
+    /** The scrape's copy of one chunk at a time (service thread only, like everything here). */
+    private final ChunkSnapshot snapshot = new ChunkSnapshot();
 
     private final SequenceRegistry sequences;
 
@@ -96,7 +102,9 @@ final class ChunkMover {
      * At the end of a session: copies chunks still held by its writers, up to their last finished
      * packet (the count each writer publishes with a release store), so data of threads that went quiet
      * is not lost; and copies chunks released but not committed yet (a producer whose flush timed out,
-     * or a commit still in flight).
+     * or a commit still in flight). Each copy goes through a {@link ChunkSnapshot}, which never pairs
+     * one use's header with another use's bytes; a copy it finds torn by a free is discarded and counted
+     * in {@link #discardedScrapes}.
      */
     void scrape(ProducerState producer, TracingSession session) {
         SharedMemoryAbi abi = producer.abi;
@@ -104,26 +112,29 @@ final class ChunkMover {
             return;
         }
         for (int page = 0; page < abi.pageCount(); page++) {
-            int bitmap = abi.pageBitmap(page);
-            PageLayout layout = PageHeader.layout(bitmap);
+            PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
             if (layout == null || layout == PageLayout.NOT_PARTITIONED) {
                 continue;
             }
             for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
-                ChunkState state = PageHeader.chunkState(bitmap, chunk);
-                if (state != ChunkState.COMPLETE && state != ChunkState.BEING_WRITTEN) {
+                ChunkSnapshot.Result result = snapshot.take(abi, page, chunk);
+                if (result == ChunkSnapshot.Result.TORN) {
+                    discardedScrapes++;
                     continue;
                 }
-                int writerAndPackets = abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk));
-                Integer target = producer.writerTargets.get(ChunkHeader.writerId(writerAndPackets));
+                if (result != ChunkSnapshot.Result.TAKEN) {
+                    continue;
+                }
+                Integer target = producer.writerTargets.get(snapshot.writerId());
                 if (target == null || bufferOwners.get(target) != session) {
                     continue;
                 }
                 // Copied, never freed: a COMPLETE chunk's commit may still be on its way, and the chunk
                 // stays the producer's to hand over; that later commit finds it where it expects it.
                 TraceBuffer buffer = bufferFor(producer, target);
-                if (buffer != null && ChunkHeader.packetCount(ChunkHeader.packetsWordOf(writerAndPackets)) > 0) {
-                    buffer.copyChunk(producer.id, abi, page, layout, chunk, state == ChunkState.COMPLETE);
+                if (buffer != null) {
+                    buffer.copyChunk(producer.id, snapshot.writerId(), snapshot.chunkId(), snapshot.packetsWord(),
+                            snapshot.payload(), 0, snapshot.length(), snapshot.complete());
                 }
             }
         }

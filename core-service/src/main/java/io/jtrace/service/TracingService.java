@@ -601,7 +601,7 @@ public final class TracingService implements AutoCloseable {
                 .setFlushesRequested(session.flushesRequested)
                 .setFlushesSucceeded(session.flushesSucceeded)
                 .setFlushesFailed(session.flushesFailed)
-                .setChunksDiscarded(chunkMover.refusedChunks)
+                .setChunksDiscarded(chunkMover.refusedChunks + chunkMover.discardedScrapes)
                 .setPatchesDiscarded(chunkMover.refusedPatches);
         long invalidPackets = 0;
         for (int bufferId : session.bufferIds) {

@@ -175,10 +175,9 @@ public final class TraceBuffer {
 
     /**
      * Stores chunk {@code index} of {@code page}, laid out as {@code layout}, straight out of a
-     * producer's SMB. The header word is loaded with acquire before the payload is copied: every packet
-     * it counts was fully written before the writer's release store of it, so the copy holds them all
-     * (bytes past them may be mid-write; the count keeps the reader away from them). The caller owns the
-     * chunk (BEING_READ) or, for a chunk a writer still holds, accepts {@code complete = false}.
+     * producer's SMB. The caller owns the chunk: its CAS COMPLETE → BEING_READ made every byte the
+     * writer wrote visible, and no one frees or reuses the chunk during the copy. A chunk the service does
+     * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead.
      */
     public boolean copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
                              boolean complete) {

@@ -1,19 +1,25 @@
 package io.jtrace.shm.abi;
 
 /**
- * Bit layout of the 32-bit page header bitmap (the first 4 of the page's 8 header bytes; the other
- * 4 are reserved and stay zero).
+ * Layout of the 8-byte page header: the 32-bit bitmap (bytes 0..3) and the page's free generation
+ * (bytes 4..7).
  *
  * <pre>
  *  bit 31   30..28    27..26   ...   3..2      1..0
  *  [rsvd]  [layout]  [chunk13] ... [chunk1]  [chunk0]    each chunk: a {@link ChunkState} code
  * </pre>
  *
+ * The free generation is a u32 counter only the service writes: it adds one before every BEING_READ →
+ * FREE of a chunk of the page, so a scrape can tell that a chunk it copied was freed (and maybe reused)
+ * meanwhile ({@link ChunkSnapshot}). Producers never read or write it.
+ *
  * Pure functions only: the atomic accesses live in {@link SharedMemoryAbi}.
  */
 public final class PageHeader {
     /** Bytes of header at the start of every page. */
     public static final int SIZE = 8;
+    /** Offset of the free generation in the page header. */
+    public static final int GENERATION_OFFSET = 4;
     public static final int MAX_CHUNKS_PER_PAGE = 14;
     static final int LAYOUT_SHIFT = 28;
     static final int LAYOUT_MASK = 7 << LAYOUT_SHIFT;

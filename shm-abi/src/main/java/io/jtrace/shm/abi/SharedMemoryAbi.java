@@ -21,6 +21,15 @@ import java.nio.ByteOrder;
  *   <li>While a chunk is BEING_WRITTEN, the writer publishes each finished packet with a release store
  *       of the chunk header's writer/packets word ({@link #publishPackets}); a reader that loads it with
  *       acquire ({@link #readWriterAndPackets}) may read the counted packets, which no longer change.</li>
+ *   <li>Before BEING_READ → FREE the service adds one to the page's free generation (volatile RMW),
+ *       then, ordered after it by a StoreStore fence, clears the chunk header (plain stores); the CAS to
+ *       FREE follows ({@link #releaseChunkAsFree}). A writer that takes the chunk next (CAS FREE →
+ *       BEING_WRITTEN) reads that CAS, so the increment and the clear happen-before everything it writes
+ *       into the chunk's next use: a BEING_WRITTEN chunk never shows the previous use's header (until
+ *       its writer's release store of the new one it shows writer id 0, which no reader takes), and
+ *       a scrape that sees the clear or anything of the next use also sees the new generation when it
+ *       loads it again after a LoadLoad fence — the seqlock pairing its validated copy relies on
+ *       ({@link ChunkSnapshot}).</li>
  * </ul>
  *
  * <p>Producer-side misuse (releasing a chunk it does not hold) is a bug in our own code and throws.
@@ -57,6 +66,14 @@ public final class SharedMemoryAbi {
     /** Acquire load of a page's bitmap. */
     public int pageBitmap(int page) {
         return (int) INT.getVolatile(buf, pageOffset(page));
+    }
+
+    /**
+     * Acquire load of a page's free generation (see {@link PageHeader}): the caller's later loads of the
+     * page are ordered after it. See {@link ChunkSnapshot} for the protocol it serves.
+     */
+    public int pageGeneration(int page) {
+        return (int) INT.getAcquire(buf, pageOffset(page) + PageHeader.GENERATION_OFFSET);
     }
 
     public int pageOffset(int page) {
@@ -143,8 +160,35 @@ public final class SharedMemoryAbi {
     /**
      * Service: BEING_READ → FREE. When that frees the page's last busy chunk the page goes back to
      * unpartitioned (bitmap 0), so the next writer may lay it out anew for its packet sizes.
+     *
+     * <p>First the page's free generation moves on, so a scrape that copied the chunk meanwhile
+     * discards its copy ({@link ChunkSnapshot}); then the chunk header is cleared, so the chunk's next
+     * use shows writer id 0 until its writer writes its own header, never this use's header over new
+     * bytes. False, changing nothing, when the chunk is not BEING_READ.
      */
     public boolean releaseChunkAsFree(int page, int index) {
+        if (page < 0 || page >= pageCount) {
+            return false;
+        }
+        int bitmap = pageBitmap(page);
+        PageLayout layout = PageHeader.layout(bitmap);
+        if (layout == null || index < 0 || index >= layout.chunksPerPage()
+                || PageHeader.chunkState(bitmap, index) != ChunkState.BEING_READ) {
+            return false;
+        }
+        // An atomic RMW, so frees of two chunks of a page never lose a count. The StoreStore fence orders
+        // the clears below after it, as a seqlock writer orders its data stores after its sequence
+        // store: a scrape that sees a clear (or, later, anything of the chunk's next use) and then loads
+        // the generation after a LoadLoad fence sees this increment, and discards its copy.
+        INT.getAndAdd(buf, pageOffset(page) + PageHeader.GENERATION_OFFSET, 1);
+        VarHandle.storeStoreFence();
+        // BEING_READ: the chunk is the service's alone, and its page keeps this layout (a page with a busy
+        // chunk is never repartitioned), so these plain stores hit this chunk's header and race with no
+        // writer. The volatile CAS to FREE below publishes them (and the increment) to the writer that
+        // takes the chunk next: its CAS FREE → BEING_WRITTEN reads that CAS.
+        int offset = chunkOffset(page, layout, index);
+        buf.putInt(offset + ChunkHeader.WRITER_AND_PACKETS_OFFSET, 0);
+        buf.putInt(offset + ChunkHeader.CHUNK_ID_OFFSET, 0);
         return transition(page, index, ChunkState.BEING_READ, ChunkState.FREE, true);
     }
 

@@ -3,7 +3,6 @@ package io.jtrace.shm.abi;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -35,11 +34,21 @@ public final class SharedMemoryBuffer {
     private final int size;
     private final ByteBuffer buffer;
 
-    private SharedMemoryBuffer(Path path, int pageSize, MappedByteBuffer mapped) {
+    private SharedMemoryBuffer(Path path, int pageSize, ByteBuffer memory) {
         this.path = path;
         this.pageSize = pageSize;
-        this.size = mapped.capacity();
-        this.buffer = mapped.order(ByteOrder.LITTLE_ENDIAN);
+        this.size = memory.capacity();
+        this.buffer = memory.order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * An SMB in this process's memory (direct, zero-filled), backed by no file, so no other process can
+     * map it and {@link #path()} is null. For tests in this package that need thousands of small SMBs,
+     * such as the jcstress tests of the chunk protocols.
+     */
+    static SharedMemoryBuffer inProcess(int size, int pageSize) {
+        validateGeometry(size, pageSize);
+        return new SharedMemoryBuffer(null, pageSize, ByteBuffer.allocateDirect(size));
     }
 
     /**
