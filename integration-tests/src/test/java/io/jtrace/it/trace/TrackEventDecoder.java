@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -17,9 +18,18 @@ import java.util.Map;
 /**
  * Decodes track events the way trace_processor does for the parts jtrace writes, one packet at a time:
  * per-sequence interning and packet defaults, track descriptors, and begin/end matched per track uuid
- * into slices. It keeps only what decoding needs (interning tables of live sequences, slices still
- * open) and hands everything else to a {@link Listener}, so a listener that counts instead of storing
- * can check a trace of millions of events.
+ * into slices. It keeps only what decoding needs (interning tables of live sequences, the events of
+ * tracks with a slice still open) and hands everything else to a {@link Listener}, so a listener that
+ * counts instead of storing can check a trace of millions of events.
+ *
+ * <p>A track's events can come from several sequences (a virtual thread writes through whichever
+ * pooled sequence it claims, and its slice may end on another than it began on), and the file holds
+ * sequences' chunks in the order the service read them, not in time order: an end can come before its
+ * begin. trace_processor sorts events by timestamp before it matches begin and end; so does this
+ * decoder, per track: it holds a track's events until as many ends as begins have arrived and they
+ * pair up in timestamp order, then hands their slices to the listener and forgets them. A track whose
+ * events never balance (a slice cut by the start or end of tracing) is held, and matched as far as it
+ * goes, at {@link #finish()}.
  *
  * <p>Like trace_processor, a sequence that lost data ({@code previous_packet_dropped}) has unusable
  * incremental state until its next {@code SEQ_INCREMENTAL_STATE_CLEARED}: events that need it in
@@ -48,12 +58,19 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         boolean valid;
     }
 
-    private record Open(String name, List<String> categories, long begin) {}
+    /** A slice's begin (with its name and categories) or end. */
+    private record Edge(boolean begin, long timestamp, String name, List<String> categories) {}
+
+    /** The events of a track not yet matched into slices, and begins minus ends among them. */
+    private static final class PendingTrack {
+        final List<Edge> edges = new ArrayList<>(2);
+        int depth;
+    }
 
     private final Listener listener;
     private final Map<Integer, Sequence> sequences = new HashMap<>();
-    /** Open slices per track; a track's entry is removed when its last slice ends, so it stays small. */
-    private final Map<Long, Deque<Open>> open = new HashMap<>();
+    /** Per track, events not yet matched; a track's entry is removed once they are, so it stays small. */
+    private final Map<Long, PendingTrack> pending = new HashMap<>();
     private final LossSummary.Builder losses = new LossSummary.Builder();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -62,6 +79,7 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
     private long trackEvents;
     private long eventsSkippedForLostState;
     private long unmatchedEnds;
+    private long unendedSlices;
     private boolean finished;
 
     public TrackEventDecoder(Listener listener) {
@@ -135,24 +153,9 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
                 for (long iid : e.getCategoryIidsList()) {
                     categories.add(seq.categories.get(iid));
                 }
-                open.computeIfAbsent(track, k -> new ArrayDeque<>(2)).push(new Open(name, categories, p.getTimestamp()));
+                edge(track, new Edge(true, p.getTimestamp(), name, categories));
             }
-            case TYPE_SLICE_END -> {
-                Deque<Open> stack = open.get(track);
-                if (stack == null || stack.isEmpty()) {
-                    unmatchedEnds++;
-                    problem("packet " + index + " ends a slice never begun on track " + track);
-                    return;
-                }
-                Open o = stack.pop();
-                if (stack.isEmpty()) {
-                    open.remove(track);
-                }
-                if (p.getTimestamp() < o.begin) {
-                    problem("slice " + o.name + " ends before it begins");
-                }
-                listener.slice(track, o.name, o.categories, o.begin, p.getTimestamp());
-            }
+            case TYPE_SLICE_END -> edge(track, new Edge(false, p.getTimestamp(), null, null));
             case TYPE_COUNTER -> {
                 double v = e.hasDoubleCounterValue() ? e.getDoubleCounterValue() : e.getCounterValue();
                 listener.counter(track, v, p.getTimestamp());
@@ -161,16 +164,60 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         }
     }
 
-    /** Reports slices still open at the end of the trace; call once after the last packet. */
+    private void edge(long track, Edge edge) {
+        PendingTrack t = pending.computeIfAbsent(track, k -> new PendingTrack());
+        t.edges.add(edge);
+        t.depth += edge.begin() ? 1 : -1;
+        if (t.depth == 0 && pairsUpInTime(t.edges)) {
+            match(track, t.edges);
+            pending.remove(track);
+        }
+    }
+
+    /** Sorts {@code edges} by timestamp (stable: file order among equal ones) and says whether no end comes before its begin. */
+    private static boolean pairsUpInTime(List<Edge> edges) {
+        edges.sort(Comparator.comparingLong(Edge::timestamp));
+        int depth = 0;
+        for (Edge e : edges) {
+            depth += e.begin() ? 1 : -1;
+            if (depth < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Pairs time-sorted {@code edges} innermost first and reports the slices; ends without a begin and begins without an end are problems. */
+    private void match(long track, List<Edge> edges) {
+        Deque<Edge> open = new ArrayDeque<>();
+        for (Edge e : edges) {
+            if (e.begin()) {
+                open.push(e);
+            } else if (open.isEmpty()) {
+                unmatchedEnds++;
+                problem("an end at " + e.timestamp() + " of a slice never begun on track " + track);
+            } else {
+                Edge b = open.pop();
+                listener.slice(track, b.name(), b.categories(), b.timestamp(), e.timestamp());
+            }
+        }
+        if (!open.isEmpty()) {
+            unendedSlices += open.size();
+            problem(open.size() + " slice(s) never ended on track " + track + " (first: " + open.peekLast().name() + ")");
+        }
+    }
+
+    /** Matches what tracks still hold (slices cut by the start or end of tracing); call once after the last packet. */
     public void finish() {
         if (finished) {
             return;
         }
         finished = true;
-        for (Map.Entry<Long, Deque<Open>> e : open.entrySet()) {
-            problem(e.getValue().size() + " slice(s) never ended on track " + e.getKey()
-                    + " (first: " + e.getValue().peekLast().name + ")");
+        for (Map.Entry<Long, PendingTrack> e : pending.entrySet()) {
+            pairsUpInTime(e.getValue().edges);
+            match(e.getKey(), e.getValue().edges);
         }
+        pending.clear();
     }
 
     private void problem(String text) {
@@ -210,18 +257,14 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         return eventsSkippedForLostState;
     }
 
-    /** End events whose track had no open slice: lost begins, or a begin and end on different tracks. */
+    /** End events without a begin before them on their track (in time), counted once {@link #finish()} ran. */
     public long unmatchedEnds() {
         return unmatchedEnds;
     }
 
     /** Slices begun and never ended, counted once {@link #finish()} ran. */
     public long unendedSlices() {
-        long n = 0;
-        for (Deque<Open> d : open.values()) {
-            n += d.size();
-        }
-        return n;
+        return unendedSlices;
     }
 
     /** Distinct trusted_packet_sequence_ids seen. */
