@@ -15,6 +15,7 @@ final class ChildJvm {
     record Result(int exitCode, String stdout, String stderr, long pid, Duration wallTime) {}
 
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+    private static final int TAIL_CHARS = 4000;
 
     static Path agentJar() {
         Path jar = Path.of(System.getProperty("jtrace.agentJar", "../agent/target/jtrace.jar"));
@@ -70,10 +71,16 @@ final class ChildJvm {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("child JVM did not finish in " + timeout.toSeconds() + " s: " + command
-                    + "\nstderr: " + Files.readString(err, StandardCharsets.UTF_8));
+                    + "\nstdout tail: " + tail(Files.readString(out, StandardCharsets.UTF_8))
+                    + "\nstderr tail: " + tail(Files.readString(err, StandardCharsets.UTF_8)));
         }
         Duration wall = Duration.ofNanos(System.nanoTime() - start);
         return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8), process.pid(), wall);
+    }
+
+    /** The end of a child's output, enough to see why it failed without flooding the report. */
+    static String tail(String output) {
+        return output.length() <= TAIL_CHARS ? output : "..." + output.substring(output.length() - TAIL_CHARS);
     }
 }

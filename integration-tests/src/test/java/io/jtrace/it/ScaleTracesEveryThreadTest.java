@@ -3,22 +3,27 @@ package io.jtrace.it;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import io.jtrace.agent.AgentOptions;
+import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.it.trace.LossSummary;
 import io.jtrace.it.trace.TrackEventDecoder;
 import io.jtrace.it.workload.ScaleWorkload;
+import io.jtrace.protos.ThreadDescriptor;
 import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
+import java.util.function.LongToIntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,385 +31,466 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The product's promise at the size of real services: every event of every thread is in the trace, or
- * its loss is counted. A child JVM with the default agent options ({@code start,file=...}) runs
- * {@link ScaleWorkload}; the trace is streamed (it can be hundreds of MB) and checked with exact
- * counts: each expected slice exactly once and ended, on the track of the thread that emitted it, and
- * nothing lost by the service's own account. Each test prints one {@code SCALE ...} line (wall time,
- * trace size, bytes per slice, child heap, losses) and puts it in every failure message.
+ * The product's promise at the size of real services: with the default options
+ * ({@code -javaagent:jtrace.jar=start,file=...}, so the default 4 MiB SMB and 32 MiB trace buffer),
+ * every slice of every thread is in the trace, on its own thread's track, and nothing is lost. A child
+ * JVM runs {@link ScaleWorkload}; its trace (tens to over a hundred MB) is streamed through
+ * {@link TrackEventDecoder} and checked with exact counts:
+ * <ul>
+ *   <li>the complete slices in the trace are exactly the ones the workload emitted, each thread's
+ *       {@code work-0 … work-<n-1>} once, on a track whose descriptor names that thread (platform: a
+ *       thread track with the child's pid and an OS tid; virtual: {@code <name or "virtual thread">
+ *       #<java id>} under the process track);
+ *   <li>nothing lost by any account: trace_stats (packet loss, chunks overwritten or discarded, ABI
+ *       violations, ...), no packet marked previous_packet_dropped, no event left undecodable, and the
+ *       agent's own {@code jtrace: lost track events} counter reads 0;
+ *   <li>the child's stderr is empty (the agent prints nothing), and the heap the child retains after
+ *       all its threads ended grows by less than half the trace buffer, whether 10,000 or 1,000,000
+ *       threads came and went: nothing is kept per thread ever seen.
+ * </ul>
+ * Each test prints one {@code SCALE} line (child wall time, decode time, trace size, SMB, child heap)
+ * and heads every failure with it.
  */
 class ScaleTracesEveryThreadTest {
-    /** A service that replaces its threads all the time: far more threads than any id space of ~255 writers. */
+    /** A service that replaces its threads all the time, far more threads than SMB chunks or writer ids. */
     private static final int CHURN_THREADS = 100_000;
-    private static final int CHURN_WAVE = 50;
+    private static final int CHURN_CONCURRENT = 200;
     private static final int CHURN_SLICES = 5;
-    /** A thread-per-connection server: this many threads hold a writer at the same moment. */
+    /** A thread-per-connection server: ten times the owned-writer budget, all alive at the same moment. */
     private static final int LIVE_THREADS = 10_000;
     private static final int LIVE_SLICES = 10;
     /** A virtual-thread-per-request service. */
     private static final int VIRTUAL_THREADS = 1_000_000;
     private static final int VIRTUAL_SLICES = 1;
-    private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(200);
-    private static final Set<String> REPORT_KEYS =
-            Set.of("SLICES", "THREADS", "HEAP_USED_MB", "HEAP_PEAK_MB", "CARRIER_MOVES");
+    private static final String CHILD_HEAP = "-Xmx512m";
+    /** 10,000 threads with the default 1 MB stacks would reserve 10 GB; the workload and the agent are shallow. */
+    private static final String SMALL_STACKS = "-Xss256k";
+    private static final Duration CHILD_TIMEOUT = Duration.ofMinutes(5);
+    /**
+     * What the child's heap may grow by between before its first workload thread and after its last:
+     * the service's bookkeeping of the chunks its trace buffer holds, bounded by that buffer, not by the
+     * threads seen (a leak of 17 bytes per virtual thread would exceed it).
+     */
+    private static final long MAX_HEAP_GROWTH_BYTES = AgentOptions.DEFAULT_BUFFER_BYTES / 2;
+    private static final Set<String> REPORT_KEYS = Set.of("SLICES", "THREADS", "SMB_BYTES", "HEAP_BEFORE_KB",
+            "HEAP_AFTER_KB", "HEAP_PEAK_KB", "CARRIER_MOVES");
+    private static final List<String> WORKLOAD_CATEGORIES = List.of("scale");
 
     @TempDir
     Path dir;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
-    void everySliceOfAHundredThousandShortLivedThreadsIsTracedOnceOnItsOwnThreadTrack(String jdk) throws Exception {
-        Run run = run(jdk, List.of("-Xmx256m"), "s-", CHURN_THREADS, CHURN_SLICES,
-                "churn", String.valueOf(CHURN_THREADS), String.valueOf(CHURN_WAVE), String.valueOf(CHURN_SLICES));
-        List<Executable> checks = run.commonChecks();
-        checks.add(() -> assertEquals(0, run.scan.slicesNotOnAThreadTrackOfTheChild(run.pid),
-                () -> "slices not on a thread track of pid " + run.pid + ": " + run.scan.examples + run.line));
-        // Threads of one wave are alive together (each waits for its whole wave before ending), so
-        // the OS gives them distinct tids and each must have its own track. Across waves tids are
-        // recycled (pid_max is often 32768), so a track may be shared by threads that never coexisted.
-        checks.add(() -> assertEquals(0, run.scan.coexistingIndicesSharingATrack(CHURN_WAVE),
-                () -> "threads alive at the same time share a track" + run.line));
-        assertAll(run.line, checks);
+    void aHundredThousandShortLivedThreadsLoseNoSliceAndEachSliceIsOnItsThreadsTrack(String jdk) throws Exception {
+        Run run = run(jdk, Shape.CHURN, CHURN_THREADS, CHURN_SLICES, List.of(CHILD_HEAP),
+                String.valueOf(CHURN_CONCURRENT));
+        // Thread ids are recycled over 100,000 threads, so a track may carry the slices of several
+        // threads that never lived at the same time: each must have been described on it.
+        assertAll(run.line, run.platformChecks());
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
-    void everySliceOfTenThousandThreadsAliveAtOnceIsTracedOnceOnItsOwnThreadTrack(String jdk) throws Exception {
-        // Small stacks: 10,000 threads with the default 1 MB would be 10 GB of address space; the
-        // workload and the agent's write path are shallow.
-        Run run = run(jdk, List.of("-Xmx256m", "-Xss256k"), "s-", LIVE_THREADS, LIVE_SLICES,
-                "live", String.valueOf(LIVE_THREADS), String.valueOf(LIVE_SLICES));
-        List<Executable> checks = run.commonChecks();
-        checks.add(() -> assertEquals(0, run.scan.slicesNotOnAThreadTrackOfTheChild(run.pid),
-                () -> "slices not on a thread track of pid " + run.pid + ": " + run.scan.examples + run.line));
-        // All N are alive at once: N distinct tracks, and each descriptor names the thread that wrote it.
-        checks.add(() -> assertEquals(0, run.scan.coexistingIndicesSharingATrack(LIVE_THREADS),
-                () -> "threads alive at the same time share a track" + run.line));
-        checks.add(() -> assertEquals(0, run.scan.tracksNotNamed(i -> "live-" + i, false),
-                () -> "thread tracks not named after their thread: " + run.scan.examples + run.line));
+    void tenThousandThreadsAliveAtOnceLoseNoSliceAndEachSliceIsOnItsThreadsOwnTrack(String jdk) throws Exception {
+        Run run = run(jdk, Shape.LIVE, LIVE_THREADS, LIVE_SLICES, List.of(CHILD_HEAP, SMALL_STACKS));
+        List<Executable> checks = run.platformChecks();
+        // All alive at once: distinct OS threads, so distinct tracks.
+        checks.add(() -> assertEquals(LIVE_THREADS, run.trace.distinctThreadTracks(),
+                "threads alive together described on distinct tracks"));
         assertAll(run.line, checks);
     }
 
     @Test
-    void everySliceOfAMillionVirtualThreadsIsTracedOnceOnItsVirtualThreadsOwnTrack() throws Exception {
-        Run run = run("jtrace.jdk25", List.of("-Xmx512m"), "v-", VIRTUAL_THREADS, VIRTUAL_SLICES,
-                "virtual", String.valueOf(VIRTUAL_THREADS), String.valueOf(VIRTUAL_SLICES));
+    void aMillionVirtualThreadsLoseNoSliceAndEachSliceIsOnItsVirtualThreadsOwnTrack() throws Exception {
+        Run run = run("jtrace.jdk25", Shape.VIRTUAL, VIRTUAL_THREADS, VIRTUAL_SLICES, List.of(CHILD_HEAP));
         List<Executable> checks = run.commonChecks();
-        // Without carrier moves the test would not show that a slice follows its virtual thread.
+        ScaleTrace t = run.trace;
+        // Without slices that end on another carrier than they began on, the test would not show that a
+        // slice follows its virtual thread rather than the carrier (or pooled sequence) it ran on.
         checks.add(() -> assertTrue(run.reported.getOrDefault("CARRIER_MOVES", 0L) > 0,
-                "no slice began and ended on different carriers; the workload did not exercise moves" + run.line));
-        // The design: one track per virtual thread, a child of the process track, named
-        // "virtual thread #<id>" or "<name> #<id>", with no thread descriptor (a virtual thread has no
-        // tid; its carrier's tid would put several virtual threads on one OS thread's track).
-        checks.add(() -> assertEquals(0, run.scan.slicesNotOnAVirtualThreadTrackOfTheProcess(run.pid),
-                () -> "slices not on a virtual thread track under the process: " + run.scan.examples + run.line));
-        checks.add(() -> assertEquals(0, run.scan.coexistingIndicesSharingATrack(VIRTUAL_THREADS),
-                () -> "virtual threads share a track" + run.line));
-        checks.add(() -> assertEquals(0, run.scan.tracksNotNamed(
-                        i -> i % 1000 == 0 ? "vt-" + i + " #" : "virtual thread #", true),
-                () -> "virtual thread tracks misnamed: " + run.scan.examples + run.line));
-        checks.add(() -> assertEquals(0, run.scan.javaThreadIdsUsedTwice(),
-                () -> "two virtual threads' tracks carry the same java thread id" + run.line));
+                "slices that began and ended on different carriers: the workload must produce some"));
+        checks.add(none("tracks with slices that are not a virtual thread's (named '<name> #<id>', under the"
+                + " process track, no thread descriptor)", t.tracksNotAVirtualThreadsOfTheProcess()));
+        checks.add(() -> assertEquals(VIRTUAL_THREADS, t.tracksWithSlices(), "one track per virtual thread"));
+        checks.add(none("tracks without exactly one of each of their thread's slices", t.tracksWithSlicesOtherThan(track -> 1)));
+        checks.add(none("java thread ids in the names of two tracks", t.javaIdsOnTwoTracks()));
+        checks.add(none("named virtual threads (vt-<i>) whose track is never described",
+                t.threadsNeverDescribed(i -> i % 10 == 0)));
+        checks.add(none("virtual threads described on two tracks", t.describedOnTwoTracks));
         assertAll(run.line, checks);
     }
 
+    /** A workload mode: its argument, how its threads are named, and whether they are virtual. */
+    private enum Shape {
+        CHURN("churn", "churn-"),
+        LIVE("live", "live-"),
+        VIRTUAL("virtual", "vt-");
+
+        final String mode;
+        final String threadPrefix;
+
+        Shape(String mode, String threadPrefix) {
+            this.mode = mode;
+            this.threadPrefix = threadPrefix;
+        }
+
+        boolean virtual() {
+            return this == VIRTUAL;
+        }
+    }
+
+    private Run run(String jdk, Shape shape, int threads, int perThread, List<String> jvmFlags, String... modeArgs)
+            throws Exception {
+        Path trace = dir.resolve(shape.mode + ".pftrace");
+        List<String> args = new ArrayList<>();
+        args.add(shape.mode);
+        args.add(String.valueOf(threads));
+        args.addAll(List.of(modeArgs));
+        args.add(String.valueOf(perThread));
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=" + trace, dir, jvmFlags, CHILD_TIMEOUT,
+                ScaleWorkload.class.getName(), args.toArray(String[]::new));
+        if (result.exitCode() != 0 || !Files.isRegularFile(trace)) {
+            fail("child exited with " + result.exitCode() + (Files.isRegularFile(trace) ? "" : " and wrote no trace")
+                    + "\nstdout tail:\n" + ChildJvm.tail(result.stdout()) + "\nstderr tail:\n" + ChildJvm.tail(result.stderr()));
+        }
+        ScaleTrace scan = new ScaleTrace(shape, threads, perThread, result.pid());
+        long decodeStart = System.nanoTime();
+        TrackEventDecoder decoder = TrackEventDecoder.decode(trace, scan);
+        Duration decodeTime = Duration.ofNanos(System.nanoTime() - decodeStart);
+        Run run = new Run(jdk, shape, result, parseReport(result.stdout()), decoder, scan, Files.size(trace), decodeTime);
+        System.out.println(run.line);
+        return run;
+    }
+
     /** One child run and its decoded trace. */
-    private final class Run {
-        final long pid;
+    private static final class Run {
         final ChildJvm.Result result;
         final Map<String, Long> reported;
         final TrackEventDecoder decoder;
-        final SliceScan scan;
+        final ScaleTrace trace;
         final LossSummary losses;
+        final long expectedSlices;
         final String line;
 
-        Run(ChildJvm.Result result, Map<String, Long> reported, TrackEventDecoder decoder, SliceScan scan,
-                long traceBytes) {
-            this.pid = result.pid();
+        Run(String jdk, Shape shape, ChildJvm.Result result, Map<String, Long> reported, TrackEventDecoder decoder,
+                ScaleTrace trace, long traceBytes, Duration decodeTime) {
             this.result = result;
             this.reported = reported;
             this.decoder = decoder;
-            this.scan = scan;
+            this.trace = trace;
             this.losses = decoder.losses();
-            long expected = (long) scan.threads * scan.perThread;
-            this.line = String.format(
-                    "%nSCALE %s: slices found %d of %d (missing %d, duplicates %d), wall %.1f s, trace %.1f MB,"
-                            + " %.1f bytes/slice, child heap used %s MB (peak %s MB), packets %d, sequences %d,"
-                            + " tracks used %d, unended %d, unmatched ends %d, skipped for lost state %d,"
-                            + " decode problems %d %s, %s",
-                    scan.prefix + "x" + scan.threads, scan.found(), expected, expected - scan.found(), scan.duplicates,
-                    result.wallTime().toMillis() / 1000.0, traceBytes / 1e6,
-                    scan.found() == 0 ? Double.NaN : traceBytes / (double) scan.found(),
-                    reported.get("HEAP_USED_MB"), reported.get("HEAP_PEAK_MB"), decoder.packets(), decoder.sequences(),
-                    scan.distinctTracksUsed(), decoder.unendedSlices(), decoder.unmatchedEnds(),
-                    decoder.eventsSkippedForLostState(), decoder.problemCount(),
-                    decoder.problems().subList(0, Math.min(3, decoder.problems().size())), losses);
+            this.expectedSlices = (long) trace.threads * trace.perThread;
+            this.line = String.format("SCALE %s %s x %d threads x %d slices: found %d of %d slices on %d tracks;"
+                            + " child %.1f s, decode %.1f s, trace %.1f MB (%.0f bytes/slice), SMB %d KiB,"
+                            + " child heap before %d MB, after %d MB, peak <= %d MB; carrier moves %s;"
+                            + " packets %d, sequences %d; lost-events counter %s; %s",
+                    shape.mode, jdk, trace.threads, trace.perThread, trace.slicesFound, expectedSlices,
+                    trace.tracksWithSlices(), result.wallTime().toMillis() / 1000.0, decodeTime.toMillis() / 1000.0,
+                    traceBytes / 1e6, traceBytes / (double) Math.max(1, trace.slicesFound),
+                    reported.getOrDefault("SMB_BYTES", -1L) >> 10, reported.getOrDefault("HEAP_BEFORE_KB", -1L) >> 10,
+                    reported.getOrDefault("HEAP_AFTER_KB", -1L) >> 10, reported.getOrDefault("HEAP_PEAK_KB", -1L) >> 10,
+                    reported.getOrDefault("CARRIER_MOVES", -1L), decoder.packets(), decoder.sequences(),
+                    trace.lostEventsCounter(), losses);
         }
 
-        /** What every scale run must satisfy, whatever the thread shape. */
+        /** What every run must satisfy, whatever its threads. */
         List<Executable> commonChecks() {
-            long expected = (long) scan.threads * scan.perThread;
             List<Executable> checks = new ArrayList<>();
-            checks.add(() -> assertEquals(0, result.exitCode(), () -> "child failed: " + result.stderr() + line));
-            checks.add(() -> assertEquals("", result.stderr(), () -> "child stderr" + line));
-            checks.add(() -> assertEquals(expected, reported.getOrDefault("SLICES", -1L), "workload report" + line));
+            checks.add(() -> assertEquals("", result.stderr(), "the child's stderr (the agent must print nothing)"));
             checks.add(() -> assertTrue(REPORT_KEYS.containsAll(reported.keySet()),
-                    () -> "the agent must not print to stdout; child stdout was: " + result.stdout() + line));
-            checks.add(() -> assertEquals(expected, scan.found(), () -> "distinct expected slices in the trace"
-                    + (scan.firstMissing() >= 0 ? ", first missing " + scan.name(scan.firstMissing()) : "") + line));
-            checks.add(() -> assertEquals(0, scan.duplicates, "slices found more than once" + line));
-            checks.add(() -> assertEquals(0, scan.malformed, () -> "slices with the prefix but no valid index: "
-                    + scan.examples + line));
-            checks.add(() -> assertEquals(0, decoder.unendedSlices(), "slices begun and never ended" + line));
-            checks.add(() -> assertEquals(0, decoder.unmatchedEnds(), "ends without a begin on their track" + line));
-            checks.add(() -> assertEquals(0, decoder.problemCount(), () -> "decode problems: " + decoder.problems() + line));
-            checks.add(() -> assertEquals(0, scan.indicesSplitAcrossTracks, "a thread's slices on several tracks" + line));
-            checks.add(() -> assertTrue(losses.isLossless(), () -> "trace reports loss: " + losses + line));
+                    () -> "the agent must not print to stdout; child stdout tail:\n" + ChildJvm.tail(result.stdout())));
+            checks.add(() -> assertEquals(expectedSlices, reported.getOrDefault("SLICES", -1L), "slices the workload emitted"));
+            checks.add(() -> assertEquals(SharedMemoryBuffer.DEFAULT_SIZE, reported.getOrDefault("SMB_BYTES", -1L),
+                    "bytes of SMB mapped in the child: one SMB of the default size"));
+            checks.add(() -> assertTrue(reported.getOrDefault("HEAP_AFTER_KB", Long.MAX_VALUE)
+                            - reported.getOrDefault("HEAP_BEFORE_KB", 0L) < MAX_HEAP_GROWTH_BYTES >> 10,
+                    "heap retained after every thread ended grows by less than " + (MAX_HEAP_GROWTH_BYTES >> 20) + " MB"));
+            checks.add(() -> assertEquals(expectedSlices, trace.slicesFound, "complete workload slices in the trace"));
+            checks.add(none("workload slices with a name it never used", trace.malformed));
+            checks.add(() -> assertEquals(0, decoder.unendedSlices(), "slices begun and never ended"));
+            checks.add(() -> assertEquals(0, decoder.unmatchedEnds(), "slice ends without a begin on their track"));
+            checks.add(() -> assertEquals(0, decoder.eventsSkippedForLostState(),
+                    "events undecodable because their sequence's interned state was lost"));
+            checks.add(() -> assertEquals(0, decoder.problemCount(), () -> "decode problems: " + decoder.problems()));
+            checks.add(() -> assertTrue(losses.isLossless(), () -> "the trace reports loss: " + losses));
+            checks.add(() -> assertEquals(List.of(0.0), trace.lostEventsCounter(),
+                    "samples of the agent's '" + TrackEventDataSource.LOST_EVENTS_TRACK + "' counter"));
+            return checks;
+        }
+
+        /** Platform threads: each slice on a thread track of the child that was described for its thread. */
+        List<Executable> platformChecks() {
+            List<Executable> checks = commonChecks();
+            checks.add(none("tracks with slices that are not a thread track of pid " + trace.pid + " with an OS tid",
+                    trace.tracksNotAThreadOfTheChild()));
+            checks.add(none("threads whose track is never described", trace.threadsNeverDescribed(i -> true)));
+            checks.add(none("threads described on two tracks", trace.describedOnTwoTracks));
+            checks.add(none("tracks without one of each slice per thread described on them",
+                    trace.tracksWithSlicesOtherThan(trace::threadsDescribedOn)));
             return checks;
         }
     }
 
-    private Run run(String jdk, List<String> jvmFlags, String prefix, int threads, int perThread, String... args)
-            throws Exception {
-        Path trace = dir.resolve("scale.pftrace");
-        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=" + trace, dir, jvmFlags, CHILD_TIMEOUT,
-                ScaleWorkload.class.getName(), args);
-        Map<String, Long> reported = parseReport(result.stdout());
-        SliceScan scan = new SliceScan(prefix, threads, perThread);
-        long traceBytes = Files.exists(trace) ? Files.size(trace) : 0;
-        TrackEventDecoder decoder = traceBytes == 0 ? new TrackEventDecoder(scan) : TrackEventDecoder.decode(trace, scan);
-        decoder.finish();
-        Run run = new Run(result, reported, decoder, scan, traceBytes);
-        System.out.println(run.line.trim() + " [" + jdk + "]");
-        return run;
-    }
-
     /**
-     * Counts instead of storing: a BitSet of (thread index, slice index) seen, the track of each thread
-     * index, and a compact summary of every track descriptor (a million virtual threads are a million
-     * descriptors).
+     * Counts what the decoder finds instead of storing it: per track, its descriptor's verdict and how
+     * many of each workload slice it carries; per workload thread (by the index in its name), the track
+     * it was described on. A million virtual threads are a million tracks, so nothing else is kept.
      */
-    private static final class SliceScan implements TrackEventDecoder.Listener {
-        record TrackInfo(boolean thread, int pid, long tid, String name, long parent, boolean process) {}
+    private static final class ScaleTrace implements TrackEventDecoder.Listener {
+        private static final String UNNAMED_VIRTUAL = "virtual thread";
 
-        final String prefix;
+        /** What a track's descriptor said, and the workload slices on it. */
+        private static final class TrackTally {
+            /** Platform: a thread of the child with an OS tid. Virtual: a named track, not a thread's. */
+            boolean describedAsExpected;
+            long parent;
+            long javaId = -1;
+            final int[] slices;
+            long total;
+
+            TrackTally(int perThread) {
+                slices = new int[perThread];
+            }
+        }
+
+        final Shape shape;
         final int threads;
         final int perThread;
-        final BitSet seen;
-        final long[] trackOf;
-        final Map<Long, TrackInfo> tracks = new HashMap<>();
-        final List<String> examples = new ArrayList<>();
-        long duplicates;
-        long malformed;
-        long indicesSplitAcrossTracks;
+        final long pid;
+        /** The track each workload thread was described on, 0 while it was not. */
+        final long[] trackOfThread;
+        final Map<Long, TrackTally> tracks = new HashMap<>();
+        final List<Long> counterTracksNamedLostEvents = new ArrayList<>();
+        final List<long[]> counterSamples = new ArrayList<>();
+        long processTrack;
+        final Findings describedOnTwoTracks = new Findings();
+        final Findings malformed = new Findings();
+        long slicesFound;
+        private Map<Long, Integer> threadsPerTrack;
 
-        SliceScan(String prefix, int threads, int perThread) {
-            this.prefix = prefix;
+        ScaleTrace(Shape shape, int threads, int perThread, long pid) {
+            this.shape = shape;
             this.threads = threads;
             this.perThread = perThread;
-            this.seen = new BitSet(threads * perThread);
-            this.trackOf = new long[threads];
+            this.pid = pid;
+            this.trackOfThread = new long[threads];
         }
 
         @Override
         public void track(TrackDescriptor d) {
-            // Last descriptor wins, as for a recycled tid whose track is described again by its new thread.
-            TrackInfo info;
             if (d.hasProcess()) {
-                info = new TrackInfo(false, d.getProcess().getPid(), 0, d.getName(), d.getParentUuid(), true);
+                if (d.getProcess().getPid() == pid) {
+                    processTrack = d.getUuid();
+                }
+            } else if (d.hasCounter()) {
+                if (TrackEventDataSource.LOST_EVENTS_TRACK.equals(d.getName())
+                        && !counterTracksNamedLostEvents.contains(d.getUuid())) {
+                    counterTracksNamedLostEvents.add(d.getUuid());
+                }
             } else if (d.hasThread()) {
-                info = new TrackInfo(true, d.getThread().getPid(), d.getThread().getTid(),
-                        d.getThread().getThreadName(), d.getParentUuid(), false);
-            } else {
-                info = new TrackInfo(false, 0, 0, d.hasName() ? d.getName() : null, d.getParentUuid(), false);
+                ThreadDescriptor t = d.getThread();
+                int index = indexAfter(t.getThreadName(), shape.threadPrefix);
+                if (!shape.virtual() && index >= 0 && index < threads) {
+                    TrackTally tally = tally(d.getUuid());
+                    tally.describedAsExpected = t.getPid() == pid && t.getTid() > 0;
+                    described(index, d.getUuid());
+                }
+            } else if (shape.virtual() && d.hasName()) {
+                virtualThreadTrack(d);
             }
-            tracks.put(d.getUuid(), info);
+        }
+
+        /** A track named {@code <thread name or "virtual thread"> #<java id>}: a virtual thread's. */
+        private void virtualThreadTrack(TrackDescriptor d) {
+            String name = d.getName();
+            int hash = name.lastIndexOf(" #");
+            if (hash < 0) {
+                return;
+            }
+            String threadName = name.substring(0, hash);
+            int index = indexAfter(threadName, shape.threadPrefix);
+            if (!threadName.equals(UNNAMED_VIRTUAL) && (index < 0 || index >= threads)) {
+                return;
+            }
+            long javaId;
+            try {
+                javaId = Long.parseLong(name, hash + 2, name.length(), 10);
+            } catch (NumberFormatException e) {
+                return;
+            }
+            TrackTally tally = tally(d.getUuid());
+            tally.describedAsExpected = true;
+            tally.parent = d.getParentUuid();
+            tally.javaId = javaId;
+            if (index >= 0) {
+                described(index, d.getUuid());
+            }
+        }
+
+        private void described(int index, long track) {
+            if (trackOfThread[index] == 0) {
+                trackOfThread[index] = track;
+            } else if (trackOfThread[index] != track) {
+                describedOnTwoTracks.add("thread " + shape.threadPrefix + index + " described on tracks " + trackOfThread[index]
+                        + " and " + track);
+            }
         }
 
         @Override
         public void slice(long track, String name, List<String> categories, long begin, long end) {
-            if (name == null || !name.startsWith(prefix)) {
+            if (!WORKLOAD_CATEGORIES.equals(categories)) {
                 return;
             }
-            // "<prefix><i>-<j>", parsed by hand: millions of slices, no regex.
-            int dash = name.indexOf('-', prefix.length());
-            int i;
-            int j;
-            try {
-                i = Integer.parseInt(name, prefix.length(), dash, 10);
-                j = Integer.parseInt(name, dash + 1, name.length(), 10);
-            } catch (RuntimeException e) {
-                i = -1;
-                j = -1;
-            }
-            if (i < 0 || i >= threads || j < 0 || j >= perThread) {
-                malformed++;
-                example("malformed slice name " + name);
+            int j = indexAfter(name, "work-");
+            if (j < 0 || j >= perThread) {
+                malformed.add("slice '" + name + "' on track " + track);
                 return;
             }
-            int bit = i * perThread + j;
-            if (seen.get(bit)) {
-                duplicates++;
-                example("duplicate " + name);
-                return;
-            }
-            seen.set(bit);
-            if (trackOf[i] == 0) {
-                trackOf[i] = track;
-            } else if (trackOf[i] != track) {
-                indicesSplitAcrossTracks++;
-                example(name + " on track " + track + " but earlier slices of thread " + i + " on " + trackOf[i]);
-            }
+            TrackTally tally = tally(track);
+            tally.slices[j]++;
+            tally.total++;
+            slicesFound++;
         }
 
-        int found() {
-            return seen.cardinality();
+        @Override
+        public void counter(long track, double value, long timestamp) {
+            counterSamples.add(new long[] {track, Double.doubleToLongBits(value)});
         }
 
-        int firstMissing() {
-            int bit = seen.nextClearBit(0);
-            return bit < threads * perThread ? bit : -1;
+        private TrackTally tally(long track) {
+            return tracks.computeIfAbsent(track, k -> new TrackTally(perThread));
         }
 
-        String name(int bit) {
-            return prefix + bit / perThread + "-" + bit % perThread;
-        }
-
-        long distinctTracksUsed() {
-            long[] sorted = Arrays.stream(trackOf).filter(t -> t != 0).sorted().toArray();
-            long n = sorted.length == 0 ? 0 : 1;
-            for (int k = 1; k < sorted.length; k++) {
-                if (sorted[k] != sorted[k - 1]) {
-                    n++;
+        /** The values of the agent's lost-events counter, in trace order. */
+        List<Double> lostEventsCounter() {
+            List<Double> values = new ArrayList<>();
+            for (long[] sample : counterSamples) {
+                if (counterTracksNamedLostEvents.contains(sample[0])) {
+                    values.add(Double.longBitsToDouble(sample[1]));
                 }
             }
-            return n;
+            return values;
         }
 
-        /**
-         * Thread indices in the same group of {@code groupSize} (the threads alive at the same time) whose
-         * slices share a track; 0 when every group's tracks are distinct.
-         */
-        long coexistingIndicesSharingATrack(int groupSize) {
-            long shared = 0;
-            for (int first = 0; first < threads; first += groupSize) {
-                long[] group = Arrays.stream(trackOf, first, Math.min(threads, first + groupSize))
-                        .filter(t -> t != 0).sorted().toArray();
-                for (int k = 1; k < group.length; k++) {
-                    if (group[k] == group[k - 1]) {
-                        shared++;
+        long tracksWithSlices() {
+            return tracks.values().stream().filter(t -> t.total > 0).count();
+        }
+
+        long distinctThreadTracks() {
+            return Arrays.stream(trackOfThread).filter(t -> t != 0).distinct().count();
+        }
+
+        int threadsDescribedOn(long track) {
+            if (threadsPerTrack == null) {
+                threadsPerTrack = new HashMap<>();
+                for (long t : trackOfThread) {
+                    if (t != 0) {
+                        threadsPerTrack.merge(t, 1, Integer::sum);
                     }
                 }
             }
-            return shared;
+            return threadsPerTrack.getOrDefault(track, 0);
         }
 
-        /** Slices whose track has no descriptor with a thread of {@code pid} and a real tid. */
-        long slicesNotOnAThreadTrackOfTheChild(long pid) {
-            long bad = 0;
+        Findings threadsNeverDescribed(IntPredicate mustBeDescribed) {
+            Findings missing = new Findings();
             for (int i = 0; i < threads; i++) {
-                if (trackOf[i] == 0) {
-                    continue;
+                if (mustBeDescribed.test(i) && trackOfThread[i] == 0) {
+                    missing.add("no track described for thread " + shape.threadPrefix + i);
                 }
-                TrackInfo t = tracks.get(trackOf[i]);
-                if (t == null || !t.thread() || t.pid() != pid || t.tid() <= 0) {
-                    bad++;
-                    example("thread " + i + " on track " + trackOf[i] + " described as " + t);
+            }
+            return missing;
+        }
+
+        /** Tracks with workload slices whose descriptor is not a thread track of the child with an OS tid. */
+        Findings tracksNotAThreadOfTheChild() {
+            Findings bad = new Findings();
+            for (Map.Entry<Long, TrackTally> e : tracks.entrySet()) {
+                if (e.getValue().total > 0 && !e.getValue().describedAsExpected) {
+                    bad.add("track " + e.getKey() + " carries " + e.getValue().total + " slices, not described as a"
+                            + " workload thread of pid " + pid);
                 }
             }
             return bad;
         }
 
-        /**
-         * Slices whose track is not a virtual thread's: a named track under the process track of
-         * {@code pid}, without a thread descriptor.
-         */
-        long slicesNotOnAVirtualThreadTrackOfTheProcess(long pid) {
-            long processUuid = 0;
-            for (Map.Entry<Long, TrackInfo> e : tracks.entrySet()) {
-                if (e.getValue().process() && e.getValue().pid() == pid) {
-                    processUuid = e.getKey();
-                }
-            }
-            long bad = 0;
-            for (int i = 0; i < threads; i++) {
-                if (trackOf[i] == 0) {
-                    continue;
-                }
-                TrackInfo t = tracks.get(trackOf[i]);
-                if (t == null || t.thread() || t.process() || processUuid == 0 || t.parent() != processUuid) {
-                    bad++;
-                    example("virtual thread " + i + " on track " + trackOf[i] + " described as " + t
-                            + " (process track " + processUuid + ")");
+        /** Tracks with workload slices that are not a virtual thread's named track under the process track. */
+        Findings tracksNotAVirtualThreadsOfTheProcess() {
+            Findings bad = new Findings();
+            for (Map.Entry<Long, TrackTally> e : tracks.entrySet()) {
+                TrackTally t = e.getValue();
+                if (t.total > 0 && !(t.describedAsExpected && processTrack != 0 && t.parent == processTrack)) {
+                    bad.add("track " + e.getKey() + " carries " + t.total + " slices; described as a virtual thread's: "
+                            + t.describedAsExpected + ", parent " + t.parent + " (process track " + processTrack + ")");
                 }
             }
             return bad;
         }
 
-        /**
-         * Thread indices whose track's name is not {@code expectedName(i)}; with {@code idSuffix} the name
-         * must be that prefix followed by a decimal java thread id.
-         */
-        long tracksNotNamed(IntFunction<String> expectedName, boolean idSuffix) {
-            long bad = 0;
-            for (int i = 0; i < threads; i++) {
-                if (trackOf[i] == 0) {
+        /** Tracks on which some workload slice {@code work-j} does not appear exactly {@code expected(track)} times. */
+        Findings tracksWithSlicesOtherThan(LongToIntFunction expected) {
+            Findings bad = new Findings();
+            for (Map.Entry<Long, TrackTally> e : tracks.entrySet()) {
+                TrackTally t = e.getValue();
+                if (t.total == 0) {
                     continue;
                 }
-                TrackInfo t = tracks.get(trackOf[i]);
-                String expected = expectedName.apply(i);
-                boolean ok = t != null && t.name() != null && (idSuffix
-                        ? t.name().startsWith(expected) && javaThreadId(t.name(), expected.length()) >= 0
-                        : t.name().equals(expected));
-                if (!ok) {
-                    bad++;
-                    example("thread " + i + ": track named " + (t == null ? null : "'" + t.name() + "'")
-                            + ", expected " + expected + (idSuffix ? "<id>" : ""));
+                int want = expected.applyAsInt(e.getKey());
+                if (Arrays.stream(t.slices).anyMatch(count -> count != want)) {
+                    bad.add("track " + e.getKey() + " has work-0.. counts " + Arrays.toString(t.slices)
+                            + ", expected " + want + " of each");
                 }
             }
             return bad;
         }
 
-        /** Virtual thread tracks whose "#<id>" repeats another's: two virtual threads folded together. */
-        long javaThreadIdsUsedTwice() {
-            long[] ids = new long[threads];
-            int n = 0;
-            for (int i = 0; i < threads; i++) {
-                TrackInfo t = trackOf[i] == 0 ? null : tracks.get(trackOf[i]);
-                if (t != null && t.name() != null) {
-                    int hash = t.name().lastIndexOf(" #");
-                    long id = hash < 0 ? -1 : javaThreadId(t.name(), hash + 2);
-                    if (id >= 0) {
-                        ids[n++] = id;
-                    }
-                }
-            }
-            Arrays.sort(ids, 0, n);
-            long repeats = 0;
-            for (int k = 1; k < n; k++) {
+        /** Java thread ids that appear in the names of two tracks carrying slices. */
+        Findings javaIdsOnTwoTracks() {
+            long[] ids = tracks.values().stream().filter(t -> t.total > 0 && t.javaId >= 0)
+                    .mapToLong(t -> t.javaId).sorted().toArray();
+            Findings repeats = new Findings();
+            for (int k = 1; k < ids.length; k++) {
                 if (ids[k] == ids[k - 1]) {
-                    repeats++;
+                    repeats.add("java thread id " + ids[k] + " names two tracks");
                 }
             }
             return repeats;
         }
 
-        private static long javaThreadId(String name, int from) {
-            if (from >= name.length()) {
+        /** The decimal number right after {@code prefix} that ends {@code s}, or -1. */
+        private static int indexAfter(String s, String prefix) {
+            if (!s.startsWith(prefix) || s.length() == prefix.length() || s.length() - prefix.length() > 9) {
                 return -1;
             }
-            try {
-                return Long.parseLong(name, from, name.length(), 10);
-            } catch (NumberFormatException e) {
-                return -1;
+            int n = 0;
+            for (int k = prefix.length(); k < s.length(); k++) {
+                char c = s.charAt(k);
+                if (c < '0' || c > '9') {
+                    return -1;
+                }
+                n = n * 10 + (c - '0');
             }
+            return n;
         }
+    }
 
-        private void example(String text) {
-            if (examples.size() < 5) {
-                examples.add(text);
+    /** How many of something a check found, and the first few of them for its message. */
+    private static final class Findings {
+        private static final int EXAMPLES = 5;
+        long count;
+        final List<String> examples = new ArrayList<>();
+
+        void add(String example) {
+            count++;
+            if (examples.size() < EXAMPLES) {
+                examples.add(example);
             }
         }
+    }
+
+    /** A check that {@code findings} found nothing; its message names what and shows the first few. */
+    private static Executable none(String what, Findings findings) {
+        return () -> assertEquals(0, findings.count, () -> what + ", e.g. " + findings.examples);
     }
 
     private static Map<String, Long> parseReport(String stdout) {
@@ -414,14 +500,10 @@ class ScaleTracesEveryThreadTest {
                 continue;
             }
             int eq = line.indexOf('=');
-            if (eq < 0) {
+            try {
+                values.put(eq < 0 ? line : line.substring(0, eq), eq < 0 ? -1 : Long.parseLong(line.substring(eq + 1).trim()));
+            } catch (NumberFormatException e) {
                 values.put(line, -1L);
-            } else {
-                try {
-                    values.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1).trim()));
-                } catch (NumberFormatException e) {
-                    values.put(line, -1L);
-                }
             }
         }
         return values;
