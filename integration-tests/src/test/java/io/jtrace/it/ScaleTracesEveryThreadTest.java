@@ -182,14 +182,15 @@ class ScaleTracesEveryThreadTest {
             this.expectedSlices = (long) trace.threads * trace.perThread;
             this.line = String.format("SCALE %s %s x %d threads x %d slices: found %d of %d slices on %d tracks;"
                             + " child %.1f s, decode %.1f s, trace %.1f MB (%.0f bytes/slice), SMB %d KiB,"
-                            + " child heap before %d MB, after %d MB, peak <= %d MB; carrier moves %s;"
+                            + " child heap before %d MB, after %d MB, peak <= %d MB;%s"
                             + " packets %d, sequences %d; lost-events counter %s; %s",
                     shape.mode, jdk, trace.threads, trace.perThread, trace.slicesFound, expectedSlices,
                     trace.tracksWithSlices(), result.wallTime().toMillis() / 1000.0, decodeTime.toMillis() / 1000.0,
                     traceBytes / 1e6, traceBytes / (double) Math.max(1, trace.slicesFound),
                     reported.getOrDefault("SMB_BYTES", -1L) >> 10, reported.getOrDefault("HEAP_BEFORE_KB", -1L) >> 10,
                     reported.getOrDefault("HEAP_AFTER_KB", -1L) >> 10, reported.getOrDefault("HEAP_PEAK_KB", -1L) >> 10,
-                    reported.getOrDefault("CARRIER_MOVES", -1L), decoder.packets(), decoder.sequences(),
+                    reported.containsKey("CARRIER_MOVES") ? " carrier moves " + reported.get("CARRIER_MOVES") + ";" : "",
+                    decoder.packets(), decoder.sequences(),
                     trace.lostEventsCounter(), losses);
         }
 
