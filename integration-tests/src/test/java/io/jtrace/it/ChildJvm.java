@@ -4,13 +4,18 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a workload class in a fresh JVM of a given JDK, with the real jtrace.jar as its agent. */
 final class ChildJvm {
-    record Result(int exitCode, String stdout, String stderr) {}
+    /** {@code pid} is the child's process id (what its trace's process and thread descriptors must say). */
+    record Result(int exitCode, String stdout, String stderr, long pid, Duration wallTime) {}
+
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+    private static final int TAIL_CHARS = 4000;
 
     static Path agentJar() {
         Path jar = Path.of(System.getProperty("jtrace.agentJar", "../agent/target/jtrace.jar"));
@@ -36,28 +41,46 @@ final class ChildJvm {
 
     static Result run(Path java, String agentOptions, Path workDir, String mainClass, String... args)
             throws IOException, InterruptedException {
+        return run(java, agentOptions, workDir, List.of("-Xmx256m"), DEFAULT_TIMEOUT, mainClass, args);
+    }
+
+    /**
+     * Like {@link #run(Path, String, Path, String, String...)} with the child's own JVM flags (heap,
+     * thread stack size) and time limit, for workloads of a real service's size.
+     */
+    static Result run(Path java, String agentOptions, Path workDir, List<String> jvmFlags, Duration timeout,
+            String mainClass, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(java.toString());
         command.add(agentOptions == null
                 ? "-javaagent:" + agentJar().toAbsolutePath()
                 : "-javaagent:" + agentJar().toAbsolutePath() + "=" + agentOptions);
-        command.add("-Xmx256m");
+        command.addAll(jvmFlags);
         command.add("-cp");
         command.add(System.getProperty("jtrace.workloadClasspath", "target/test-classes"));
         command.add(mainClass);
         command.addAll(List.of(args));
         Path out = workDir.resolve("stdout.txt");
         Path err = workDir.resolve("stderr.txt");
+        long start = System.nanoTime();
         Process process = new ProcessBuilder(command)
                 .directory(workDir.toFile())
                 .redirectOutput(out.toFile())
                 .redirectError(err.toFile())
                 .start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
-            throw new AssertionError("child JVM did not finish in 120 s: " + command);
+            throw new AssertionError("child JVM did not finish in " + timeout.toSeconds() + " s: " + command
+                    + "\nstdout tail: " + tail(Files.readString(out, StandardCharsets.UTF_8))
+                    + "\nstderr tail: " + tail(Files.readString(err, StandardCharsets.UTF_8)));
         }
+        Duration wall = Duration.ofNanos(System.nanoTime() - start);
         return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+                Files.readString(err, StandardCharsets.UTF_8), process.pid(), wall);
+    }
+
+    /** The end of a child's output, enough to see why it failed without flooding the report. */
+    static String tail(String output) {
+        return output.length() <= TAIL_CHARS ? output : "..." + output.substring(output.length() - TAIL_CHARS);
     }
 }

@@ -1,0 +1,274 @@
+package io.jtrace.it.trace;
+
+import io.jtrace.protos.EventCategory;
+import io.jtrace.protos.EventName;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.protos.TrackEvent;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes track events the way trace_processor does for the parts jtrace writes, one packet at a time:
+ * per-sequence interning and packet defaults, track descriptors, and begin/end matched per track uuid
+ * into slices. It keeps only what decoding needs (interning tables of live sequences, the events of
+ * tracks with a slice still open) and hands everything else to a {@link Listener}, so a listener that
+ * counts instead of storing can check a trace of millions of events.
+ *
+ * <p>A track's events can come from several sequences (a virtual thread writes through whichever
+ * pooled sequence it claims, and its slice may end on another than it began on), and the file holds
+ * sequences' chunks in the order the service read them, not in time order: an end can come before its
+ * begin. trace_processor sorts events by timestamp before it matches begin and end; so does this
+ * decoder, per track: it holds a track's events until as many ends as begins have arrived and they
+ * pair up in timestamp order, then hands their slices to the listener and forgets them. A track whose
+ * events never balance (a slice cut by the start or end of tracing) is held, and matched as far as it
+ * goes, at {@link #finish()}.
+ *
+ * <p>Like trace_processor, a sequence that lost data ({@code previous_packet_dropped}) has unusable
+ * incremental state until its next {@code SEQ_INCREMENTAL_STATE_CLEARED}: events that need it in
+ * between are skipped and counted, because the UI would not show them either.
+ */
+public final class TrackEventDecoder implements TraceStream.PacketHandler {
+    /** What the decoder found; every method is optional. */
+    public interface Listener {
+        default void packet(long index, TracePacket packet) {}
+
+        default void track(TrackDescriptor descriptor) {}
+
+        /** A slice whose begin and end were both seen on {@code track}. */
+        default void slice(long track, String name, List<String> categories, long begin, long end) {}
+
+        default void counter(long track, double value, long timestamp) {}
+    }
+
+    private static final int MAX_PROBLEMS_KEPT = 50;
+
+    private static final class Sequence {
+        final Map<Long, String> names = new HashMap<>();
+        final Map<Long, String> categories = new HashMap<>();
+        long defaultTrack;
+        /** A clear was seen and no loss since: interned state is usable. */
+        boolean valid;
+    }
+
+    /** A slice's begin (with its name and categories) or end. */
+    private record Edge(boolean begin, long timestamp, String name, List<String> categories) {}
+
+    /** The events of a track not yet matched into slices, and begins minus ends among them. */
+    private static final class PendingTrack {
+        final List<Edge> edges = new ArrayList<>(2);
+        int depth;
+    }
+
+    private final Listener listener;
+    private final Map<Integer, Sequence> sequences = new HashMap<>();
+    /** Per track, events not yet matched; a track's entry is removed once they are, so it stays small. */
+    private final Map<Long, PendingTrack> pending = new HashMap<>();
+    private final LossSummary.Builder losses = new LossSummary.Builder();
+    private final List<String> problems = new ArrayList<>();
+    private long problemCount;
+    private long packets;
+    private long packetsWithoutSequenceId;
+    private long trackEvents;
+    private long eventsSkippedForLostState;
+    private long unmatchedEnds;
+    private long unendedSlices;
+    private boolean finished;
+
+    public TrackEventDecoder(Listener listener) {
+        this.listener = listener;
+    }
+
+    /** Streams {@code file} through a new decoder and finishes it. */
+    public static TrackEventDecoder decode(Path file, Listener listener) throws IOException {
+        TrackEventDecoder decoder = new TrackEventDecoder(listener);
+        TraceStream.forEachPacket(file, decoder);
+        decoder.finish();
+        return decoder;
+    }
+
+    @Override
+    public void packet(long index, TracePacket p) {
+        packets++;
+        losses.packet(p);
+        listener.packet(index, p);
+        if (p.hasTrackDescriptor()) {
+            listener.track(p.getTrackDescriptor());
+        }
+        if (!p.hasTrustedPacketSequenceId()) {
+            packetsWithoutSequenceId++;
+            return;
+        }
+        Sequence seq = sequences.computeIfAbsent(p.getTrustedPacketSequenceId(), k -> new Sequence());
+        if (p.getPreviousPacketDropped() != 0) {
+            seq.valid = false;
+        }
+        if ((p.getSequenceFlags() & 1) != 0) {
+            // Packet defaults are incremental state too: a clear forgets them unless this packet sets new ones.
+            seq.names.clear();
+            seq.categories.clear();
+            seq.defaultTrack = 0;
+            seq.valid = true;
+        }
+        if (p.hasTracePacketDefaults() && p.getTracePacketDefaults().hasTrackEventDefaults()) {
+            seq.defaultTrack = p.getTracePacketDefaults().getTrackEventDefaults().getTrackUuid();
+        }
+        if (p.hasInternedData()) {
+            for (EventName n : p.getInternedData().getEventNamesList()) {
+                seq.names.put(n.getIid(), n.getName());
+            }
+            for (EventCategory c : p.getInternedData().getEventCategoriesList()) {
+                seq.categories.put(c.getIid(), c.getName());
+            }
+        }
+        if (p.hasTrackEvent()) {
+            trackEvents++;
+            if ((p.getSequenceFlags() & 2) != 0 && !seq.valid) {
+                eventsSkippedForLostState++;
+                problem("packet " + index + " needs incremental state its sequence "
+                        + p.getTrustedPacketSequenceId() + " does not have (never cleared, or lost since)");
+                return;
+            }
+            trackEvent(index, p, seq);
+        }
+    }
+
+    private void trackEvent(long index, TracePacket p, Sequence seq) {
+        TrackEvent e = p.getTrackEvent();
+        long track = e.hasTrackUuid() ? e.getTrackUuid() : seq.defaultTrack;
+        switch (e.getType()) {
+            case TYPE_SLICE_BEGIN -> {
+                String name = e.hasName() ? e.getName() : e.hasNameIid() ? seq.names.get(e.getNameIid()) : null;
+                if (e.hasNameIid() && name == null) {
+                    problem("packet " + index + " uses name iid " + e.getNameIid() + " never interned");
+                }
+                List<String> categories = new ArrayList<>(e.getCategoriesList());
+                for (long iid : e.getCategoryIidsList()) {
+                    categories.add(seq.categories.get(iid));
+                }
+                edge(track, new Edge(true, p.getTimestamp(), name, categories));
+            }
+            case TYPE_SLICE_END -> edge(track, new Edge(false, p.getTimestamp(), null, null));
+            case TYPE_COUNTER -> {
+                double v = e.hasDoubleCounterValue() ? e.getDoubleCounterValue() : e.getCounterValue();
+                listener.counter(track, v, p.getTimestamp());
+            }
+            default -> { }
+        }
+    }
+
+    private void edge(long track, Edge edge) {
+        PendingTrack t = pending.computeIfAbsent(track, k -> new PendingTrack());
+        t.edges.add(edge);
+        t.depth += edge.begin() ? 1 : -1;
+        if (t.depth == 0 && pairsUpInTime(t.edges)) {
+            match(track, t.edges);
+            pending.remove(track);
+        }
+    }
+
+    /** Sorts {@code edges} by timestamp (stable: file order among equal ones) and says whether no end comes before its begin. */
+    private static boolean pairsUpInTime(List<Edge> edges) {
+        edges.sort(Comparator.comparingLong(Edge::timestamp));
+        int depth = 0;
+        for (Edge e : edges) {
+            depth += e.begin() ? 1 : -1;
+            if (depth < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Pairs time-sorted {@code edges} innermost first and reports the slices; ends without a begin and begins without an end are problems. */
+    private void match(long track, List<Edge> edges) {
+        Deque<Edge> open = new ArrayDeque<>();
+        for (Edge e : edges) {
+            if (e.begin()) {
+                open.push(e);
+            } else if (open.isEmpty()) {
+                unmatchedEnds++;
+                problem("an end at " + e.timestamp() + " of a slice never begun on track " + track);
+            } else {
+                Edge b = open.pop();
+                listener.slice(track, b.name(), b.categories(), b.timestamp(), e.timestamp());
+            }
+        }
+        if (!open.isEmpty()) {
+            unendedSlices += open.size();
+            problem(open.size() + " slice(s) never ended on track " + track + " (first: " + open.peekLast().name() + ")");
+        }
+    }
+
+    /** Matches what tracks still hold (slices cut by the start or end of tracing); call once after the last packet. */
+    public void finish() {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        for (Map.Entry<Long, PendingTrack> e : pending.entrySet()) {
+            pairsUpInTime(e.getValue().edges);
+            match(e.getKey(), e.getValue().edges);
+        }
+        pending.clear();
+    }
+
+    private void problem(String text) {
+        problemCount++;
+        if (problems.size() < MAX_PROBLEMS_KEPT) {
+            problems.add(text);
+        }
+    }
+
+    /** The first problems found (at most 50), for assertion messages; {@link #problemCount()} counts all. */
+    public List<String> problems() {
+        return problems;
+    }
+
+    public long problemCount() {
+        return problemCount;
+    }
+
+    public LossSummary losses() {
+        return losses.build();
+    }
+
+    public long packets() {
+        return packets;
+    }
+
+    public long packetsWithoutSequenceId() {
+        return packetsWithoutSequenceId;
+    }
+
+    public long trackEvents() {
+        return trackEvents;
+    }
+
+    /** Track events dropped because their sequence's interned state was lost (what the UI would not show). */
+    public long eventsSkippedForLostState() {
+        return eventsSkippedForLostState;
+    }
+
+    /** End events without a begin before them on their track (in time), counted once {@link #finish()} ran. */
+    public long unmatchedEnds() {
+        return unmatchedEnds;
+    }
+
+    /** Slices begun and never ended, counted once {@link #finish()} ran. */
+    public long unendedSlices() {
+        return unendedSlices;
+    }
+
+    /** Distinct trusted_packet_sequence_ids seen. */
+    public int sequences() {
+        return sequences.size();
+    }
+}
