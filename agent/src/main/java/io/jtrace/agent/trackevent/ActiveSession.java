@@ -63,8 +63,9 @@ final class ActiveSession {
         droppedByClosedWriters.add(droppedPackets);
     }
 
-    void nonEventDropped() {
-        nonEventDrops.increment();
+    /** {@code packets} that were not events (headers, descriptors) were dropped by a writer. */
+    void nonEventsDropped(long packets) {
+        nonEventDrops.add(packets);
     }
 
     /**

@@ -36,6 +36,8 @@ final class Sequence {
     int generation = -1;
     /** The writer's drop count when this sequence's incremental state was last written. */
     long drops;
+    /** The sequence's incremental clock: the last timestamp written on it (CLOCK_MONOTONIC ns). */
+    private long clock;
     private final HashMap<String, Integer> nameIids = new HashMap<>();
     private final IdentityHashMap<Category, Integer> categoryIids = new IdentityHashMap<>();
     private final HashMap<String, Long> counterTracks = new HashMap<>();
@@ -71,6 +73,20 @@ final class Sequence {
     /** Whether the next event must first start the sequence's incremental state over. */
     boolean needsRestart(int sessionGeneration) {
         return generation != sessionGeneration || drops != writer.droppedPackets();
+    }
+
+    /**
+     * The timestamp field of a packet at {@code timestamp}: its distance from the sequence's previous
+     * timestamp, which it becomes; or -1 when it is earlier than that (a pooled sequence takes events
+     * of several threads, each timed before it claimed the sequence), and the packet must carry it whole.
+     */
+    long advanceClock(long timestamp) {
+        long delta = timestamp - clock;
+        if (delta < 0) {
+            return -1;
+        }
+        clock = timestamp;
+        return delta;
     }
 
     /** The interned id of {@code name} on this sequence, or 0. */
@@ -123,10 +139,11 @@ final class Sequence {
     }
 
     /**
-     * Forgets what was interned and described; the caller writes a new header and records the
-     * generation and drop count it starts from.
+     * Forgets what was interned and described and sets the incremental clock to {@code clockBase}; the
+     * caller writes a new header saying so, and records the generation and drop count it starts from.
      */
-    void clearIncrementalState(int sessionGeneration) {
+    void clearIncrementalState(int sessionGeneration, long clockBase) {
+        clock = clockBase;
         nameIids.clear();
         categoryIids.clear();
         lastName = null;

@@ -9,6 +9,7 @@ import io.jtrace.api.spi.TrackEventBackend;
 import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.EventCategory;
 import io.jtrace.protos.EventName;
@@ -169,7 +170,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                     long drops = descriptorWriter.droppedPackets();
                     process.writeNamedTrack(descriptorWriter, track, LOST_EVENTS_TRACK, true);
                     ProtoWriter p = descriptorWriter.beginPacket();
-                    p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, System.nanoTime());
+                    // The descriptor sequence has no header (no default clock): name System.nanoTime()'s clock.
+                    writeTimestamp(p, System.nanoTime(), -1);
                     p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
                     p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
                     p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
@@ -227,9 +229,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     /**
      * The sequence the calling thread writes its next event into, ready (its incremental state current):
-     * its own, or one claimed from the pool (the caller releases it), or null when none could be had.
+     * its own, or one claimed from the pool (the caller releases it); or null when none could be had or
+     * its restarted header did not fit, and the event is lost.
      */
-    private Sequence enter(ThreadState t, ActiveSession session) {
+    private Sequence enter(ThreadState t, ActiveSession session, long timestamp) {
         if (t.session != session) {
             bind(t, session);
         }
@@ -246,7 +249,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             // The service asked for it, or this writer lost packets: whatever this sequence interned or
             // described may be gone from the trace, so start over. Without this, trace_processor would
             // drop every later event of the sequence that refers to lost interned names.
-            restart(s, t, session);
+            if (!restart(s, t, session, timestamp)) {
+                // Its header did not fit (SMB full): an event after it could not be decoded. It is lost.
+                exit(s);
+                return null;
+            }
         }
         if (s.pooled() && t.describedGeneration != session.generation()) {
             describeThreadOnPooled(s, t, session);
@@ -298,18 +305,25 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
     }
 
-    /** Writes the sequence's header (and, on an own sequence, its thread's descriptor) and forgets its interning. */
-    private void restart(Sequence s, ThreadState t, ActiveSession session) {
-        s.clearIncrementalState(session.generation());
+    /**
+     * Writes the sequence's header (and, on an own sequence, its thread's descriptor), forgets its
+     * interning and starts its incremental clock at the timestamp of the event about to be written.
+     * Returns whether all of it reached the SMB; if not, the next event restarts the sequence again.
+     */
+    private boolean restart(Sequence s, ThreadState t, ActiveSession session, long timestamp) {
+        s.clearIncrementalState(session.generation(), timestamp);
         ProtoWriter p = s.writer.beginPacket();
-        SequenceHeader.write(p, s.defaultTrack);
-        if (!s.pooled()) {
-            process.writeThreadDescriptor(p, t.id, t.thread.getName());
-        }
+        SequenceHeader.writeIncremental(p, s.defaultTrack, timestamp);
         s.writer.endPacket();
-        if (s.writer.droppedPackets() != s.drops) {
-            session.nonEventDropped();
+        if (!s.pooled()) {
+            // Its own packet: track_descriptor and the header's clock_snapshot are members of one oneof.
+            p = s.writer.beginPacket();
+            process.writeThreadDescriptor(p, t.id, t.thread.getName());
+            s.writer.endPacket();
         }
+        long dropped = s.writer.droppedPackets() - s.drops;
+        session.nonEventsDropped(dropped);
+        return dropped == 0;
     }
 
     /** A pooled sequence carries other threads' events too: describe this thread's track once per generation. */
@@ -326,7 +340,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (s.writer.droppedPackets() == dropsBefore) {
             t.describedGeneration = session.generation();
         } else {
-            session.nonEventDropped();
+            session.nonEventsDropped(1);
         }
     }
 
@@ -339,7 +353,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         Sequence s = null;
         try {
             ThreadState t = threads.get();
-            s = enter(t, session);
+            s = enter(t, session, timestamp);
             if (s == null) {
                 session.lostWithoutWriter();
                 return;
@@ -359,7 +373,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         Sequence s = null;
         try {
             ThreadState t = threads.get();
-            s = enter(t, session);
+            s = enter(t, session, timestamp);
             if (s == null) {
                 session.lostWithoutWriter();
                 return;
@@ -470,13 +484,14 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             }
         }
         long track = s.pooled() ? t.trackUuid : 0;
-        if (!newCategory && !newName && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
+        long delta = s.advanceClock(timestamp);
+        if (!newCategory && !newName && delta >= 0 && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
                 && nameIid <= SmallEventEncoder.MAX_SMALL_IID
-                && SmallEventEncoder.tryWrite(s.writer, timestamp, type, categoryIid, nameIid, track)) {
+                && SmallEventEncoder.tryWrite(s.writer, delta, type, categoryIid, nameIid, track)) {
             return;
         }
         ProtoWriter p = s.writer.beginPacket();
-        p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
+        writeTimestamp(p, timestamp, delta);
         p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         if (newCategory || newName) {
             p.beginNested(TracePacket.INTERNED_DATA_FIELD_NUMBER);
@@ -518,15 +533,26 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             if (s.writer.droppedPackets() == dropsBefore) {
                 s.counterTrackDescribed(name, track);
             } else {
-                session.nonEventDropped();
+                session.nonEventsDropped(1);
             }
         }
+        long delta = s.advanceClock(timestamp);
         ProtoWriter p = s.writer.beginPacket();
-        p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
+        writeTimestamp(p, timestamp, delta);
         p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
         p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
         p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
         return p;
+    }
+
+    /** A delta on the sequence's incremental clock, or (delta -1) the whole CLOCK_MONOTONIC timestamp. */
+    private static void writeTimestamp(ProtoWriter p, long timestamp, long delta) {
+        if (delta >= 0) {
+            p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, delta);
+        } else {
+            p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
+            p.varint(TracePacket.TIMESTAMP_CLOCK_ID_FIELD_NUMBER, BuiltinClock.BUILTIN_CLOCK_MONOTONIC_VALUE);
+        }
     }
 }

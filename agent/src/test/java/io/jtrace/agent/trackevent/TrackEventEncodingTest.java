@@ -12,6 +12,7 @@ import io.jtrace.protos.EventName;
 import io.jtrace.protos.TracePacket;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,14 +52,51 @@ class TrackEventEncodingTest {
         }
     }
 
+    /**
+     * Timestamps are deltas on the sequence's incremental clock, 1 to 3 bytes for a slice; one earlier
+     * than the sequence's last (a pooled sequence, or a caller's own clock) is written whole, on
+     * CLOCK_MONOTONIC, and leaves the incremental clock where it was.
+     */
+    @Test
+    void timestampsComeOutAsWrittenWhetherDeltasOrWhole() throws Exception {
+        Category category = Category.of("enc-time");
+        long base = 5_000_000_000L;
+        long[] times = {base, base + 1, base + 1, base + 300, base + 200, base + 1_000_000, base - 7,
+                base + (1L << 40), base + (1L << 40) + 5};
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            instance.start();
+            for (long t : times) {
+                source.instant(category, "tick", t);
+            }
+            instance.stop();
+            SequenceClocks clocks = new SequenceClocks();
+            List<Long> decoded = new ArrayList<>();
+            List<Boolean> whole = new ArrayList<>();
+            for (TracePacket p : context.read()) {
+                long t = clocks.monotonic(p);
+                if (p.hasTrackEvent() && p.getTrackEvent().getType() == io.jtrace.protos.TrackEvent.Type.TYPE_INSTANT) {
+                    decoded.add(t);
+                    whole.add(p.hasTimestampClockId());
+                }
+            }
+            assertEquals(Arrays.stream(times).boxed().toList(), decoded);
+            assertEquals(List.of(false, false, false, false, true, false, true, false, false), whole,
+                    "only timestamps earlier than the sequence's last are written whole");
+        }
+    }
+
     /** category/name of each slice begin, resolved like trace_processor through per-sequence interning. */
     private static List<String> decodedSlices(List<TracePacket> packets) {
         Map<Integer, Map<Long, String>> names = new HashMap<>();
         Map<Integer, Map<Long, String>> categories = new HashMap<>();
         List<String> slices = new ArrayList<>();
+        SequenceClocks clocks = new SequenceClocks();
         long lastTimestamp = 0;
         for (TracePacket p : packets) {
             int seq = p.getTrustedPacketSequenceId();
+            long timestamp = clocks.monotonic(p);
             for (EventName n : p.getInternedData().getEventNamesList()) {
                 names.computeIfAbsent(seq, k -> new HashMap<>()).put(n.getIid(), n.getName());
             }
@@ -66,8 +104,8 @@ class TrackEventEncodingTest {
                 categories.computeIfAbsent(seq, k -> new HashMap<>()).put(c.getIid(), c.getName());
             }
             if (p.hasTrackEvent() && p.getTrackEvent().getType() != io.jtrace.protos.TrackEvent.Type.TYPE_COUNTER) {
-                assertEquals(true, p.getTimestamp() >= lastTimestamp, "timestamps in order");
-                lastTimestamp = p.getTimestamp();
+                assertEquals(true, timestamp >= lastTimestamp, "timestamps in order");
+                lastTimestamp = timestamp;
                 io.jtrace.protos.TrackEvent e = p.getTrackEvent();
                 if (e.getType() == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN) {
                     slices.add(categories.get(seq).get(e.getCategoryIids(0)) + "/" + names.get(seq).get(e.getNameIid()));

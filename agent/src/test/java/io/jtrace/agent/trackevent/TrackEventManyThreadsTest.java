@@ -136,6 +136,63 @@ class TrackEventManyThreadsTest {
         }
     }
 
+    /**
+     * A thread that keeps overrunning the SMB, which the service keeps freeing: it loses and regains its
+     * chunks over and over. Every event is in the trace, decodable (its sequence's incremental state is
+     * valid, as trace_processor checks it), or counted as lost: exactly.
+     */
+    @Test
+    void aWriterThatRepeatedlyLosesAndRegainsTheSmbLeavesOnlyDecodableEventsAndCountsTheRest() throws Exception {
+        int rounds = 40;
+        int slicesPerRound = 2000;
+        try (RecordingContext context = new RecordingContext(dir, 16 * 1024)) {
+            DataSourceInstance instance = start(context);
+            Thread t = new Thread(() -> {
+                try {
+                    for (int r = 0; r < rounds; r++) {
+                        for (int j = 0; j < slicesPerRound; j++) {
+                            TrackEvent.begin(CAT, "round-" + (j % 7));
+                            TrackEvent.end(CAT);
+                        }
+                        context.drain();
+                    }
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "overrun");
+            t.start();
+            t.join();
+            instance.stop();
+            List<TracePacket> packets = context.read();
+
+            Map<Integer, Boolean> valid = new HashMap<>();
+            long decodable = 0;
+            long undecodable = 0;
+            for (TracePacket p : packets) {
+                int seq = p.getTrustedPacketSequenceId();
+                if (p.getPreviousPacketDropped() != 0) {
+                    valid.put(seq, false);
+                }
+                if ((p.getSequenceFlags() & 1) != 0) {
+                    valid.put(seq, true);
+                }
+                boolean isEvent = p.hasTrackEvent() && !p.getTrackEvent().hasCounterValue();
+                if (isEvent) {
+                    if ((p.getSequenceFlags() & 2) != 0 && !valid.getOrDefault(seq, false)) {
+                        undecodable++;
+                    } else {
+                        decodable++;
+                    }
+                }
+            }
+            long lost = lostCounter(packets);
+            assertTrue(lost > 0, "the test must overrun the SMB");
+            assertEquals(0, undecodable, "events trace_processor would skip (incremental state not valid)");
+            assertEquals(2L * rounds * slicesPerRound, decodable + lost,
+                    "emitted = decodable in the trace (" + decodable + ") + counted as lost (" + lost + ")");
+        }
+    }
+
     @Test
     void aThreadThatCannotGetAWriterIdLosesOnlyCountedEventsAndNeverSeesAnException() throws Exception {
         try (RecordingContext context = new RecordingContext(dir, 64 * 1024)) {
