@@ -1,5 +1,6 @@
 package io.jtrace.it.trace;
 
+import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.EventCategory;
 import io.jtrace.protos.EventName;
 import io.jtrace.protos.TracePacket;
@@ -17,8 +18,8 @@ import java.util.Map;
 
 /**
  * Decodes track events the way trace_processor does for the parts jtrace writes, one packet at a time:
- * per-sequence interning and packet defaults, track descriptors, and begin/end matched per track uuid
- * into slices. It keeps only what decoding needs (interning tables of live sequences, the events of
+ * per-sequence interning, packet defaults and incremental clocks, track descriptors, and begin/end
+ * matched per track uuid into slices. It keeps only what decoding needs (interning tables of live sequences, the events of
  * tracks with a slice still open) and hands everything else to a {@link Listener}, so a listener that
  * counts instead of storing can check a trace of millions of events.
  *
@@ -56,7 +57,46 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         long defaultTrack;
         /** A clear was seen and no loss since: interned state is usable. */
         boolean valid;
+        /** The clock of its timestamps, from its trace_packet_defaults (the trace's BOOTTIME without). */
+        int clockId = BOOTTIME;
+        /** Its sequence-scoped incremental clock, if a clock snapshot set one: id, value, value - MONOTONIC. */
+        int incrementalClock = -1;
+        long incrementalValue;
+        long monotonicMinusIncremental;
+
+        /**
+         * The packet's time: a delta on the incremental clock adds to the clock's last value (and is
+         * turned into CLOCK_MONOTONIC); any other timestamp is taken as it is.
+         */
+        long timestamp(TracePacket p) {
+            int clock = p.hasTimestampClockId() ? p.getTimestampClockId() : clockId;
+            if (clock == incrementalClock) {
+                incrementalValue += p.getTimestamp();
+                return incrementalValue + monotonicMinusIncremental;
+            }
+            return p.getTimestamp();
+        }
+
+        void clockSnapshot(ClockSnapshot snapshot) {
+            Long monotonic = null;
+            ClockSnapshot.Clock incremental = null;
+            for (ClockSnapshot.Clock c : snapshot.getClocksList()) {
+                if (c.getClockId() == MONOTONIC) {
+                    monotonic = c.getTimestamp();
+                } else if (c.getClockId() >= 64 && c.getClockId() < 128 && c.getIsIncremental()) {
+                    incremental = c;
+                }
+            }
+            if (incremental != null && monotonic != null) {
+                incrementalClock = incremental.getClockId();
+                incrementalValue = incremental.getTimestamp();
+                monotonicMinusIncremental = monotonic - incremental.getTimestamp();
+            }
+        }
     }
+
+    private static final int MONOTONIC = 3;
+    private static final int BOOTTIME = 6;
 
     /** A slice's begin (with its name and categories) or end. */
     private record Edge(boolean begin, long timestamp, String name, List<String> categories) {}
@@ -115,11 +155,20 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
             seq.names.clear();
             seq.categories.clear();
             seq.defaultTrack = 0;
+            seq.clockId = BOOTTIME;
+            seq.incrementalClock = -1;
             seq.valid = true;
         }
         if (p.hasTracePacketDefaults() && p.getTracePacketDefaults().hasTrackEventDefaults()) {
             seq.defaultTrack = p.getTracePacketDefaults().getTrackEventDefaults().getTrackUuid();
         }
+        if (p.hasTracePacketDefaults() && p.getTracePacketDefaults().hasTimestampClockId()) {
+            seq.clockId = p.getTracePacketDefaults().getTimestampClockId();
+        }
+        if (p.hasClockSnapshot()) {
+            seq.clockSnapshot(p.getClockSnapshot());
+        }
+        long timestamp = p.hasTimestamp() ? seq.timestamp(p) : 0;
         if (p.hasInternedData()) {
             for (EventName n : p.getInternedData().getEventNamesList()) {
                 seq.names.put(n.getIid(), n.getName());
@@ -136,11 +185,11 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
                         + p.getTrustedPacketSequenceId() + " does not have (never cleared, or lost since)");
                 return;
             }
-            trackEvent(index, p, seq);
+            trackEvent(index, p, seq, timestamp);
         }
     }
 
-    private void trackEvent(long index, TracePacket p, Sequence seq) {
+    private void trackEvent(long index, TracePacket p, Sequence seq, long timestamp) {
         TrackEvent e = p.getTrackEvent();
         long track = e.hasTrackUuid() ? e.getTrackUuid() : seq.defaultTrack;
         switch (e.getType()) {
@@ -153,12 +202,12 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
                 for (long iid : e.getCategoryIidsList()) {
                     categories.add(seq.categories.get(iid));
                 }
-                edge(track, new Edge(true, p.getTimestamp(), name, categories));
+                edge(track, new Edge(true, timestamp, name, categories));
             }
-            case TYPE_SLICE_END -> edge(track, new Edge(false, p.getTimestamp(), null, null));
+            case TYPE_SLICE_END -> edge(track, new Edge(false, timestamp, null, null));
             case TYPE_COUNTER -> {
                 double v = e.hasDoubleCounterValue() ? e.getDoubleCounterValue() : e.getCounterValue();
-                listener.counter(track, v, p.getTimestamp());
+                listener.counter(track, v, timestamp);
             }
             default -> { }
         }

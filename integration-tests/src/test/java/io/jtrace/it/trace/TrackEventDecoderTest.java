@@ -3,9 +3,11 @@ package io.jtrace.it.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.EventName;
 import io.jtrace.protos.InternedData;
 import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TracePacketDefaults;
 import io.jtrace.protos.TrackEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +67,24 @@ class TrackEventDecoderTest {
         assertEquals(1, decoder.unendedSlices());
         assertTrue(decoder.problems().stream().anyMatch(p -> p.contains("never begun")), decoder.problems().toString());
         assertTrue(decoder.problems().stream().anyMatch(p -> p.contains("never ended")), decoder.problems().toString());
+    }
+
+    @Test
+    void deltasOnASequencesIncrementalClockAddUpFromItsClockSnapshotAndWholeTimestampsStandAlone() {
+        feed(clear(1, "a", "b").toBuilder()
+                .setTracePacketDefaults(TracePacketDefaults.newBuilder().setTimestampClockId(64))
+                .setClockSnapshot(ClockSnapshot.newBuilder()
+                        .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(3).setTimestamp(5000))
+                        .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(64).setTimestamp(1000).setIsIncremental(true)))
+                .build());
+        feed(event(1, 5, TrackEvent.Type.TYPE_SLICE_BEGIN, 1)); // 1005 on clock 64 = 5005 on MONOTONIC
+        feed(event(1, 7, TrackEvent.Type.TYPE_SLICE_END, 0)); // 1012 = 5012
+        // Earlier than the sequence's clock: written whole on MONOTONIC, leaving the incremental clock be.
+        feed(event(1, 4000, TrackEvent.Type.TYPE_SLICE_BEGIN, 2).toBuilder().setTimestampClockId(3).build());
+        feed(event(1, 1, TrackEvent.Type.TYPE_SLICE_END, 0)); // 1013 = 5013
+        decoder.finish();
+        assertEquals(List.of(new Slice(TRACK, "a", 5005, 5012), new Slice(TRACK, "b", 4000, 5013)), slices);
+        assertEquals(0, decoder.problemCount(), decoder.problems().toString());
     }
 
     private void feed(TracePacket packet) {
