@@ -44,7 +44,7 @@ class AgentTracesJvmTest {
                 String.valueOf(EXPLICIT_GCS));
         assertEquals(0, result.exitCode(), () -> "child failed: " + result.stderr());
         assertEquals("", result.stderr(), "a traced JVM's stderr holds nothing from the agent (JDK 25: no sun.misc.Unsafe warnings)");
-        Map<String, Long> reported = parseReport(result.stdout());
+        Map<String, Long> reported = result.report();
         assertEquals(Set.of("SLICES", "GCS"), reported.keySet(),
                 () -> "the agent must not print to stdout; child stdout was: " + result.stdout());
         assertTrue(Files.size(trace) > 0, "trace file is empty");
@@ -121,7 +121,7 @@ class AgentTracesJvmTest {
                 AppWorkload.class.getName(), "1", "5", "0");
         assertEquals(0, result.exitCode(), result.stderr());
         assertTrue(result.stderr().contains("unknown jtrace option 'bogus'"), result.stderr());
-        assertEquals(Set.of("SLICES", "GCS"), parseReport(result.stdout()).keySet(), result.stdout());
+        assertEquals(Set.of("SLICES", "GCS"), result.report().keySet(), result.stdout());
         try (var files = Files.list(dir)) {
             assertFalse(files.anyMatch(f -> f.toString().endsWith(".pftrace")), "no trace without a valid start");
         }
@@ -137,7 +137,7 @@ class AgentTracesJvmTest {
                 result.stderr());
         assertFalse(result.stderr().contains("\tat "), "a user's mistake gets a message, not a stack trace: "
                 + result.stderr());
-        assertEquals(Set.of("SLICES", "GCS"), parseReport(result.stdout()).keySet(), result.stdout());
+        assertEquals(Set.of("SLICES", "GCS"), result.report().keySet(), result.stdout());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -146,7 +146,7 @@ class AgentTracesJvmTest {
         ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), null, dir, AppWorkload.class.getName(), "2", "10", "1");
         assertEquals(0, result.exitCode(), result.stderr());
         assertEquals("", result.stderr());
-        assertEquals(Set.of("SLICES", "GCS"), parseReport(result.stdout()).keySet(), result.stdout());
+        assertEquals(Set.of("SLICES", "GCS"), result.report().keySet(), result.stdout());
         try (var files = Files.list(dir)) {
             assertFalse(files.anyMatch(f -> f.toString().endsWith(".pftrace")));
         }
@@ -163,17 +163,5 @@ class AgentTracesJvmTest {
         TraceModel model = TraceModel.read(trace);
         assertTrue(model.slices.stream().anyMatch(s -> "before".equals(s.name())));
         assertTrue(model.slices.stream().noneMatch(s -> "after".equals(s.name())), "slice after the session ended");
-    }
-
-    private static Map<String, Long> parseReport(String stdout) {
-        Map<String, Long> values = new HashMap<>();
-        for (String line : stdout.split("\\R")) {
-            if (line.isBlank()) {
-                continue;
-            }
-            int eq = line.indexOf('=');
-            values.put(eq < 0 ? line : line.substring(0, eq), eq < 0 ? -1 : Long.parseLong(line.substring(eq + 1)));
-        }
-        return values;
     }
 }

@@ -6,13 +6,36 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a workload class in a fresh JVM of a given JDK, with the real jtrace.jar as its agent. */
 final class ChildJvm {
     /** {@code pid} is the child's process id (what its trace's process and thread descriptors must say). */
-    record Result(int exitCode, String stdout, String stderr, long pid, Duration wallTime) {}
+    record Result(int exitCode, String stdout, String stderr, long pid, Duration wallTime) {
+        /**
+         * The workload's report: its stdout's {@code KEY=number} lines. Any other line is kept with the
+         * value -1, so a test that expects exactly its keys sees whatever else was printed (the agent
+         * must print nothing there).
+         */
+        Map<String, Long> report() {
+            Map<String, Long> values = new HashMap<>();
+            for (String line : stdout.split("\\R")) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                int eq = line.indexOf('=');
+                try {
+                    values.put(eq < 0 ? line : line.substring(0, eq), eq < 0 ? -1 : Long.parseLong(line.substring(eq + 1).trim()));
+                } catch (NumberFormatException e) {
+                    values.put(line, -1L);
+                }
+            }
+            return values;
+        }
+    }
 
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
     private static final int TAIL_CHARS = 4000;

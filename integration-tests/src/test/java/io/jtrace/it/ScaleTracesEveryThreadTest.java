@@ -157,7 +157,7 @@ class ScaleTracesEveryThreadTest {
         long decodeStart = System.nanoTime();
         TrackEventDecoder decoder = TrackEventDecoder.decode(trace, scan);
         Duration decodeTime = Duration.ofNanos(System.nanoTime() - decodeStart);
-        Run run = new Run(jdk, shape, result, parseReport(result.stdout()), decoder, scan, Files.size(trace), decodeTime);
+        Run run = new Run(jdk, shape, result, result.report(), decoder, scan, Files.size(trace), decodeTime);
         System.out.println(run.line);
         return run;
     }
@@ -492,21 +492,5 @@ class ScaleTracesEveryThreadTest {
     /** A check that {@code findings} found nothing; its message names what and shows the first few. */
     private static Executable none(String what, Findings findings) {
         return () -> assertEquals(0, findings.count, () -> what + ", e.g. " + findings.examples);
-    }
-
-    private static Map<String, Long> parseReport(String stdout) {
-        Map<String, Long> values = new HashMap<>();
-        for (String line : stdout.split("\\R")) {
-            if (line.isBlank()) {
-                continue;
-            }
-            int eq = line.indexOf('=');
-            try {
-                values.put(eq < 0 ? line : line.substring(0, eq), eq < 0 ? -1 : Long.parseLong(line.substring(eq + 1).trim()));
-            } catch (NumberFormatException e) {
-                values.put(line, -1L);
-            }
-        }
-        return values;
     }
 }
