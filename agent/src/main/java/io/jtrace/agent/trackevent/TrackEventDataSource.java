@@ -229,8 +229,9 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     /**
      * The sequence the calling thread writes its next event into, ready (its incremental state current):
-     * its own, or one claimed from the pool (the caller releases it); or null when none could be had or
-     * its restarted header did not fit, and the event is lost.
+     * its own, or one claimed from the pool (the caller releases it); or null when the event is lost (no
+     * sequence could be had, the SMB is full, or the sequence's restarted header did not fit), already
+     * counted.
      */
     private Sequence enter(ThreadState t, ActiveSession session, long timestamp) {
         if (t.session != session) {
@@ -240,10 +241,16 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (s == null) {
             int slot = session.pool().claim(t.poolHint);
             if (slot < 0) {
+                session.lostWithoutWriter();
                 return null;
             }
             t.poolHint = slot;
             s = session.pool().get(slot);
+        }
+        if (s.writer.dropIfSmbFull()) {
+            // The writer counted it as a dropped event; writing it (and a header first) would end the same way.
+            exit(s);
+            return null;
         }
         if (s.needsRestart(session.generation())) {
             // The service asked for it, or this writer lost packets: whatever this sequence interned or
@@ -251,6 +258,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             // drop every later event of the sequence that refers to lost interned names.
             if (!restart(s, t, session, timestamp)) {
                 // Its header did not fit (SMB full): an event after it could not be decoded. It is lost.
+                session.lostWithoutWriter();
                 exit(s);
                 return null;
             }
@@ -355,8 +363,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             ThreadState t = threads.get();
             s = enter(t, session, timestamp);
             if (s == null) {
-                session.lostWithoutWriter();
-                return;
+                return; // counted as lost by enter
             }
             writeEvent(s, t, type, category, name, timestamp);
         } catch (Throwable e) {
@@ -375,8 +382,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             ThreadState t = threads.get();
             s = enter(t, session, timestamp);
             if (s == null) {
-                session.lostWithoutWriter();
-                return;
+                return; // counted as lost by enter
             }
             ProtoWriter p = beginCounter(s, session, name, timestamp);
             if (isDouble) {

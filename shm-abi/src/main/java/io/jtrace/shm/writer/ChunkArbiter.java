@@ -96,6 +96,15 @@ public final class ChunkArbiter {
         return -1;
     }
 
+    /**
+     * Whether a writer without a chunk would find none now: the last scan for a default-size chunk found
+     * the SMB full, and no chunk has been freed since. Plain read of the same hint as above: stale means
+     * an older epoch, so at worst an answer of false and one more scan.
+     */
+    public boolean knownFull() {
+        return fullAtEpoch[DEFAULT_LAYOUT.code()] == committer.freeEpoch();
+    }
+
     public static int pageOf(int handle) {
         return handle >>> 8;
     }

@@ -121,6 +121,21 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         return inPacket;
     }
 
+    /**
+     * Drops the next packet before it is written, when writing it could only end in a drop: this writer
+     * has no chunk, its policy is to drop when the SMB is full, and the SMB is known to be full. The drop
+     * is counted and marked like any other. Returns false, dropping nothing, otherwise. Lets a caller
+     * skip encoding a packet (and its incremental-state header) into the scratch buffer, so an event
+     * costs about the same whether or not the SMB is full.
+     */
+    public boolean dropIfSmbFull() {
+        if (inPacket || chunkHandle != NO_CHUNK || policy != SmbFullPolicy.DROP || !arbiter.knownFull()) {
+            return false;
+        }
+        recordDrop();
+        return true;
+    }
+
     /** Starts a packet and returns the writer for its fields. Close it with {@link #endPacket()}. */
     public ProtoWriter beginPacket() {
         if (inPacket) {

@@ -9,6 +9,7 @@ import static io.jtrace.shm.writer.TraceWriterTest.withMarker;
 import static io.jtrace.shm.writer.TraceWriterTest.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.protos.TracePacket;
@@ -69,6 +70,28 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         rig.flush(w);
         rig.giveBack(stolen);
         assertEquals(List.of(LOSS, small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
+    }
+
+    @Test
+    void dropIfSmbFullDropsAPacketUnwrittenOnlyWhileTheSmbIsKnownFullAndMarksTheLoss() throws IOException {
+        rig = new SmbRig(dir, 16 * 4096, 4096, true, 16, 3_600_000);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
+        TraceWriter stalling = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.STALL_THEN_DROP);
+        assertFalse(w.dropIfSmbFull(), "no scan has found the SMB full yet");
+        List<Integer> stolen = rig.stealAllChunks();
+        write(w, small(1)); // a scan finds no chunk: dropped, and the SMB is known full
+        assertTrue(w.dropIfSmbFull());
+        assertFalse(stalling.dropIfSmbFull(), "a writer that may stall is never dropped this way");
+        assertEquals(2, w.droppedPackets());
+
+        rig.committer.notifyChunksFreed();
+        assertFalse(w.dropIfSmbFull(), "a chunk may have been freed: the writer must look");
+        rig.giveBack(stolen);
+        write(w, small(2));
+        assertFalse(w.dropIfSmbFull(), "a writer with a chunk writes");
+        rig.flush(w);
+        assertEquals(2, w.droppedPackets());
+        assertEquals(List.of(LOSS, small(2)), rig.sequence(w.writerId()).assertWellFormed().timeline());
     }
 
     @Test

@@ -40,7 +40,7 @@ public final class FloodHarness {
         String classpath = ownJar();
 
         System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s%n", "tracer", "threads", "emitted",
-                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "in file/s", "B/slice");
+                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice");
         for (int threads : threadCounts) {
             Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
             Files.deleteIfExists(trace);
@@ -62,14 +62,14 @@ public final class FloodHarness {
                     jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events());
         }
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
-                + " ns/slice is per emitting thread, after the warm-up; in file/s over the whole run. JFR's lost column, when negative, is bytes it reported lost"
+                + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run. JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events.");
     }
 
     private static void print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
                               long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile) {
         System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %9.1f%n", tracer, threads, emitted, inFile, lost,
-                unaccounted, undecodable, nanosPerSlice, inFile * 1000 / elapsedMillis,
+                unaccounted, undecodable, nanosPerSlice, slicesInFile * 1000 / elapsedMillis,
                 slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile);
     }
 
