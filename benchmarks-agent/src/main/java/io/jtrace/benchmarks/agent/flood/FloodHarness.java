@@ -46,7 +46,7 @@ public final class FloodHarness {
             Files.deleteIfExists(trace);
             Map<String, String> jtrace = runChild(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
                     "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
-            PerfettoTraceCount count = PerfettoTraceCount.of(trace);
+            PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
             long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
             long inFile = count.begins() + count.ends();
             print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),

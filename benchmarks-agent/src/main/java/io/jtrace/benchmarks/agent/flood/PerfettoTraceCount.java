@@ -13,14 +13,14 @@ import java.util.Map;
 
 /**
  * What a jtrace trace file holds, read at the protobuf wire level (this jar carries no jtrace classes):
- * slice begins and ends, the agent's {@code jtrace: lost track events} counter, packets flagged
+ * slice begins and ends on the sequences that interned the flood's category (not, say, the GC's), the agent's {@code jtrace: lost track events} counter, packets flagged
  * {@code previous_packet_dropped}, and packets trace_processor would skip because their sequence's
  * incremental state is not valid (after a loss, before the sequence's next INCREMENTAL_STATE_CLEARED).
  */
 record PerfettoTraceCount(long begins, long ends, long lostCounter, long droppedFlags, long undecodable) {
     private static final String LOST_TRACK = "jtrace: lost track events";
 
-    static PerfettoTraceCount of(Path file) throws IOException {
+    static PerfettoTraceCount of(Path file, String category) throws IOException {
         long begins = 0;
         long ends = 0;
         long dropped = 0;
@@ -28,6 +28,7 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
         Long lostTrack = null; // a uint64 uuid: any long, negative ones included
         long lost = -1;
         Map<Long, Boolean> valid = new HashMap<>();
+        java.util.Set<Long> counted = new java.util.HashSet<>();
         Map<Long, Long> counterValues = new HashMap<>();
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 1 << 20))) {
@@ -56,12 +57,16 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                     undecodable++;
                     continue;
                 }
+                if (category.equals(p.internedCategory)) {
+                    counted.add(p.sequenceId);
+                }
                 if (LOST_TRACK.equals(p.trackName)) {
                     lostTrack = p.trackUuid;
                 }
+                boolean ours = counted.contains(p.sequenceId);
                 switch (p.eventType) {
-                    case 1 -> begins++;
-                    case 2 -> ends++;
+                    case 1 -> begins += ours ? 1 : 0;
+                    case 2 -> ends += ours ? 1 : 0;
                     case 4 -> counterValues.put(p.eventTrack, p.counterValue);
                     default -> { }
                 }
@@ -95,6 +100,7 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
         long counterValue;
         long trackUuid;
         String trackName;
+        String internedCategory;
 
         static Packet parse(byte[] b) {
             Packet p = new Packet();
@@ -113,6 +119,23 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                                 case 11 -> p.eventTrack = e.varint();
                                 case 30 -> p.counterValue = e.varint();
                                 default -> e.skip();
+                            }
+                        }
+                    }
+                    case 12 -> {
+                        Wire interned = w.nested();
+                        while (interned.more()) {
+                            if (interned.field() == 1) {
+                                Wire c = interned.nested();
+                                while (c.more()) {
+                                    if (c.field() == 2) {
+                                        p.internedCategory = c.string();
+                                    } else {
+                                        c.skip();
+                                    }
+                                }
+                            } else {
+                                interned.skip();
                             }
                         }
                     }

@@ -2,6 +2,8 @@ package io.jtrace.benchmarks.agent.flood;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.jtrace.protos.EventCategory;
+import io.jtrace.protos.InternedData;
 import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
@@ -21,12 +23,14 @@ class PerfettoTraceCountTest {
     }
 
     @Test
-    void countsDecodableSlicesTheLostCounterAndWhatTraceProcessorWouldSkip() throws Exception {
+    void countsTheFloodsDecodableSlicesTheLostCounterAndWhatTraceProcessorWouldSkip() throws Exception {
         long lostTrack = -5_901_796_794_567_903_832L; // a uint64 uuid above 2^63
         Trace trace = Trace.newBuilder()
                 .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(2)
                         .setTrackDescriptor(TrackDescriptor.newBuilder().setUuid(lostTrack).setName("jtrace: lost track events")))
-                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1))
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1)
+                        .setInternedData(InternedData.newBuilder()
+                                .addEventCategories(EventCategory.newBuilder().setIid(1).setName("flood"))))
                 .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
                 .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_END, 2))
                 .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2).toBuilder().setPreviousPacketDropped(1))
@@ -34,6 +38,10 @@ class PerfettoTraceCountTest {
                 .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1))
                 .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
                 .addPacket(event(4, TrackEvent.Type.TYPE_SLICE_END, 2)) // a sequence never cleared
+                // Another data source's slices (say the GC's): decodable, but not the flood's.
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(5).setSequenceFlags(1))
+                .addPacket(event(5, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
+                .addPacket(event(5, TrackEvent.Type.TYPE_SLICE_END, 2))
                 .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(2)
                         .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_COUNTER)
                                 .setTrackUuid(lostTrack).setCounterValue(1234)))
@@ -41,7 +49,7 @@ class PerfettoTraceCountTest {
         Path file = dir.resolve("t.pftrace");
         Files.write(file, trace.toByteArray());
 
-        PerfettoTraceCount count = PerfettoTraceCount.of(file);
+        PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood");
 
         assertEquals(new PerfettoTraceCount(2, 1, 1234, 1, 3), count);
     }
