@@ -33,7 +33,7 @@ final class PacketValidator {
         int end = start + size;
         boolean describesTrack = false;
         while (pos < end) {
-            long tagAndLength = TraceBuffer.readVarint(data, pos, end);
+            long tagAndLength = ChunkPacketReader.readVarint(data, pos, end);
             if (tagAndLength < 0) {
                 return Verdict.MALFORMED;
             }
@@ -55,7 +55,7 @@ final class PacketValidator {
                     pos += 8;
                     break;
                 case 2:
-                    long length = TraceBuffer.readVarint(data, pos, end);
+                    long length = ChunkPacketReader.readVarint(data, pos, end);
                     if (length < 0) {
                         return Verdict.MALFORMED;
                     }

@@ -3,7 +3,6 @@ package io.jtrace.service.buffer;
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
-import io.jtrace.shm.proto.WireFormat;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
@@ -27,19 +26,14 @@ import java.util.TreeSet;
  * <p>Positions are tracked on a virtual stream that only grows ({@code vstart}); a chunk at
  * {@code vstart} is overwritten once the write position passes {@code vstart + capacity}.
  *
- * <p>Reading is per sequence in chunk-id order (wrap-aware), glues fragments that continue across
- * consecutive chunks, and removes what it read. Only the service thread touches a buffer.
+ * <p>Reading is per sequence in chunk-id order (wrap-aware) and removes what it read; turning each
+ * chunk back into packets (fragments glued, trusted fields appended) is {@link ChunkPacketReader}'s
+ * job. Only the service thread touches a buffer.
  */
 public final class TraceBuffer {
     public enum Policy { RING, DISCARD }
 
-    private static final int TRUSTED_UID_FIELD = 3;
-    private static final int TRUSTED_SEQUENCE_ID_FIELD = 10;
-    private static final int PREVIOUS_PACKET_DROPPED_FIELD = 42;
-    private static final int TRUSTED_PID_FIELD = 79;
-    private static final int FIRST_PACKET_ON_SEQUENCE_FIELD = 87;
     /** Room for the trusted fields appended to each packet read out (5 tags + varints). */
-    private static final int TRAILER_MAX = 64;
     private static final int MAX_CAPACITY = Integer.MAX_VALUE - 16;
 
     private final int capacity;
@@ -65,7 +59,7 @@ public final class TraceBuffer {
     /** Records of chunks that left the ring, for reuse (linked through {@code nextFree}). */
     private ChunkRecord freeRecords;
     private SequenceState lastSequence;
-    private byte[] out = new byte[4096];
+    private final ChunkPacketReader packets = new ChunkPacketReader(counters);
 
     static final class SequenceState {
         final SequenceKey key;
@@ -441,7 +435,7 @@ public final class TraceBuffer {
                 seq.lossPending = true;
                 seq.pendingFragment = null;
             }
-            delivered += readChunk(chunk, seq, sequenceId, pid, uid, sink);
+            delivered += packets.read(ring, chunk, seq, sequenceId, pid, uid, sink);
             seq.nextOrdinal = chunk.ordinal + 1;
             seq.chunks.remove(chunk.ordinal);
             chunk.dead = true; // its ring space is reused when the write position comes around
@@ -452,7 +446,7 @@ public final class TraceBuffer {
         return delivered;
     }
 
-    private static boolean needsPatching(ChunkRecord chunk) {
+    static boolean needsPatching(ChunkRecord chunk) {
         return (chunk.flags & ChunkHeader.FLAG_NEEDS_PATCHING) != 0;
     }
 
@@ -461,160 +455,4 @@ public final class TraceBuffer {
         return seq.lostBetween(seq.nextOrdinal, chunk.ordinal) == chunk.ordinal - seq.nextOrdinal;
     }
 
-    private long readChunk(ChunkRecord chunk, SequenceState seq, int sequenceId, int pid, int uid, PacketSink sink) {
-        byte[] data = ring;
-        int pos = chunk.offset;
-        int end = chunk.offset + chunk.size;
-        long delivered = 0;
-        for (int i = 0; i < chunk.packetCount; i++) {
-            long sizeAndLength = readVarint(data, pos, end);
-            if (sizeAndLength < 0) {
-                return abortChunk(seq, delivered);
-            }
-            int sizeLength = (int) (sizeAndLength >>> 32);
-            int size = (int) sizeAndLength;
-            pos += sizeLength;
-            if (size == WireFormat.DROPPED_PACKET_SIZE) {
-                // The writer lost packets here (SMB full or an aborted packet).
-                counters.writerPacketLoss++;
-                seq.lossPending = true;
-                seq.pendingFragment = null;
-                continue;
-            }
-            if (size > end - pos) {
-                return abortChunk(seq, delivered);
-            }
-            int start = pos;
-            pos += size;
-            boolean first = i == 0;
-            boolean last = i == chunk.packetCount - 1;
-            boolean continuesFromPrev = first && (chunk.flags & ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV) != 0;
-            boolean continuesOnNext = last && (chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0;
-            if (continuesOnNext && needsPatching(chunk)) {
-                // Its patches never came: the packet's size fields are wrong. Drop it, report the loss.
-                seq.pendingFragment = null;
-                seq.lossPending = true;
-                continue;
-            }
-            if (continuesFromPrev) {
-                if (seq.pendingFragment == null) {
-                    // Its beginning was lost (overwritten or never committed).
-                    seq.lossPending = true;
-                    continue;
-                }
-                byte[] glued = concat(seq.pendingFragment, data, start, size);
-                seq.pendingFragment = null;
-                if (continuesOnNext) {
-                    seq.pendingFragment = glued;
-                    continue;
-                }
-                delivered += emit(glued, 0, glued.length, seq, sequenceId, pid, uid, delivered == 0, sink);
-                continue;
-            }
-            if (first && seq.pendingFragment != null) {
-                // The previous chunk promised a continuation this chunk does not carry.
-                seq.pendingFragment = null;
-                seq.lossPending = true;
-            }
-            if (continuesOnNext) {
-                seq.pendingFragment = concat(new byte[0], data, start, size);
-                continue;
-            }
-            delivered += emit(data, start, size, seq, sequenceId, pid, uid, delivered == 0, sink);
-        }
-        return delivered;
-    }
-
-    private long abortChunk(SequenceState seq, long delivered) {
-        counters.abiViolations++;
-        seq.lossPending = true;
-        seq.pendingFragment = null;
-        return delivered;
-    }
-
-    /**
-     * Hands one packet to the sink with the service's trusted fields appended. trusted_packet_sequence_id
-     * goes on every packet; trusted_uid and trusted_pid (the same for every packet of a sequence) go on
-     * the first packet delivered from each chunk and on every packet that describes a track, the only
-     * packets trace_processor reads them from: every packet still has its producer's identity on a packet
-     * of its sequence at most a chunk before it, at 6 bytes per chunk instead of 6 bytes per packet.
-     */
-    private int emit(byte[] data, int start, int size, SequenceState seq, int sequenceId, int pid, int uid,
-                     boolean firstOfChunk, PacketSink sink) {
-        if (size == 0) {
-            return 0;
-        }
-        PacketValidator.Verdict verdict = PacketValidator.check(data, start, size);
-        if (!verdict.valid()) {
-            counters.invalidPackets++;
-            if (verdict == PacketValidator.Verdict.SETS_TRUSTED_FIELD) {
-                counters.trustedFieldViolations++;
-            }
-            seq.lossPending = true;
-            return 0;
-        }
-        int needed = size + TRAILER_MAX;
-        if (out.length < needed) {
-            out = new byte[Math.max(needed, out.length * 2)];
-        }
-        System.arraycopy(data, start, out, 0, size);
-        int pos = size;
-        // Appended after the producer's bytes: for a non-repeated field the last occurrence wins, so
-        // these trusted values override anything the producer wrote.
-        pos = putVarintField(out, pos, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
-        if (firstOfChunk || verdict == PacketValidator.Verdict.DESCRIBES_TRACK || !seq.firstPacketEmitted) {
-            pos = putVarintField(out, pos, TRUSTED_UID_FIELD, uid);
-            pos = putVarintField(out, pos, TRUSTED_PID_FIELD, pid);
-        }
-        if (seq.lossPending) {
-            pos = putVarintField(out, pos, PREVIOUS_PACKET_DROPPED_FIELD, 1);
-            seq.lossPending = false;
-        }
-        if (!seq.firstPacketEmitted) {
-            pos = putVarintField(out, pos, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
-            seq.firstPacketEmitted = true;
-        }
-        sink.packet(out, 0, pos);
-        return 1;
-    }
-
-    private static byte[] concat(byte[] head, byte[] data, int start, int size) {
-        byte[] result = new byte[head.length + size];
-        System.arraycopy(head, 0, result, 0, head.length);
-        System.arraycopy(data, start, result, head.length, size);
-        return result;
-    }
-
-    /** Varint at {@code pos} before {@code end}: (bytes used << 32 | value), or -1 if malformed, truncated or ≥ 2^31. */
-    static long readVarint(byte[] data, int pos, int end) {
-        long value = 0;
-        for (int i = 0; i < 5; i++) {
-            if (pos + i >= end) {
-                return -1;
-            }
-            int b = data[pos + i] & 0xFF;
-            value |= (long) (b & 0x7F) << (7 * i);
-            if ((b & 0x80) == 0) {
-                if (value > Integer.MAX_VALUE) {
-                    return -1;
-                }
-                return ((long) (i + 1) << 32) | value;
-            }
-        }
-        return -1;
-    }
-
-    static int putVarintField(byte[] dst, int pos, int field, long value) {
-        pos = putVarint(dst, pos, (long) field << 3);
-        return putVarint(dst, pos, value);
-    }
-
-    private static int putVarint(byte[] dst, int pos, long value) {
-        while ((value & ~0x7FL) != 0) {
-            dst[pos++] = (byte) ((value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        dst[pos++] = (byte) value;
-        return pos;
-    }
 }
