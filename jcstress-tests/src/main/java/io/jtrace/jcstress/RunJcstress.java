@@ -10,6 +10,8 @@ import org.openjdk.jcstress.infra.Status;
 import org.openjdk.jcstress.infra.collectors.DiskReadCollector;
 import org.openjdk.jcstress.infra.collectors.InProcessCollector;
 import org.openjdk.jcstress.infra.collectors.TestResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the jcstress tests (jcstress's options) and exits with 1 unless every selected test ran and
@@ -18,6 +20,8 @@ import org.openjdk.jcstress.infra.collectors.TestResult;
  * would pass silently, as would one that collected no sample.
  */
 public final class RunJcstress {
+    private static final Logger LOG = LoggerFactory.getLogger(RunJcstress.class);
+
     private RunJcstress() {}
 
     public static void main(String[] args) throws Exception {
@@ -43,13 +47,11 @@ public final class RunJcstress {
         if (selected.isEmpty()) {
             problems.add("no jcstress test was selected");
         }
-        System.out.println();
         if (problems.isEmpty()) {
-            System.out.println("jcstress: all " + selected.size() + " tests passed");
+            LOG.info("jcstress: all {} tests passed", selected.size());
             System.exit(0);
         }
-        System.out.println("jcstress: " + problems.size() + " problem(s):");
-        problems.forEach(p -> System.out.println("  " + p));
+        LOG.error("jcstress: {} problem(s):\n  {}", problems.size(), String.join("\n  ", problems));
         System.exit(1);
     }
 

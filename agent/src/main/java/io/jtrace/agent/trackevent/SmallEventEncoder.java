@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * interned, encoded with a handful of 8-byte stores instead of field-by-field writes.
  *
  * <pre>
- *  0x40 ts(varint)            timestamp
+ *  0x40 ts(varint)            timestamp: the delta on the sequence's incremental clock
  *  0x68 0x02                  sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE
  *  0x5a len                   track_event {
  *    0x48 type                  type
@@ -68,7 +68,7 @@ final class SmallEventEncoder {
         }
         ByteBuffer b = writer.buffer();
         // Tag and timestamp varint (7 bits per byte, continuation bit on all but the last) assembled in a
-        // register: one store for timestamps below 2^49 (~6.5 days of uptime), two above.
+        // register: one store for values below 2^49 (every delta but one of days), two above.
         long v = timestamp;
         long low = TIMESTAMP_TAG;
         int n = 1;

@@ -353,11 +353,13 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     }
 
     /**
-     * Writes one event of the calling thread. Nothing thrown here reaches the application: a failure
-     * inside a packet aborts it (the writer counts it and leaves a drop marker); one before any packet
-     * was begun is counted by the session.
+     * Writes one event of the calling thread: a slice begin or end, an instant, or (type COUNTER) a
+     * counter sample of {@code longValue} or, if {@code isDouble}, {@code doubleValue}. Nothing thrown
+     * here reaches the application: a failure inside a packet aborts it (the writer counts it and leaves
+     * a drop marker); one before any packet was begun is counted by the session.
      */
-    private void event(ActiveSession session, int type, Category category, String name, long timestamp) {
+    private void event(ActiveSession session, int type, Category category, String name, long timestamp,
+                       long longValue, double doubleValue, boolean isDouble) {
         Sequence s = null;
         try {
             ThreadState t = threads.get();
@@ -365,33 +367,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             if (s == null) {
                 return; // counted as lost by enter
             }
-            writeEvent(s, t, type, category, name, timestamp);
-        } catch (Throwable e) {
-            failed(session, s, e);
-        } finally {
-            if (s != null) {
-                exit(s);
-            }
-        }
-    }
-
-    private void counterEvent(ActiveSession session, String name, long longValue, double doubleValue,
-                              boolean isDouble, long timestamp) {
-        Sequence s = null;
-        try {
-            ThreadState t = threads.get();
-            s = enter(t, session, timestamp);
-            if (s == null) {
-                return; // counted as lost by enter
-            }
-            ProtoWriter p = beginCounter(s, session, name, timestamp);
-            if (isDouble) {
-                p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, doubleValue);
+            if (type == TrackEvent.Type.TYPE_COUNTER_VALUE) {
+                writeCounter(s, session, name, timestamp, longValue, doubleValue, isDouble);
             } else {
-                p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, longValue);
+                writeEvent(s, t, type, category, name, timestamp);
             }
-            p.endNested();
-            s.writer.endPacket();
         } catch (Throwable e) {
             failed(session, s, e);
         } finally {
@@ -405,7 +385,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void begin(Category category, String name, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp);
+            event(session, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp, 0, 0, false);
         }
     }
 
@@ -413,7 +393,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void end(Category category, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp);
+            event(session, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp, 0, 0, false);
         }
     }
 
@@ -426,7 +406,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void instant(Category category, String name, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp);
+            event(session, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp, 0, 0, false);
         }
     }
 
@@ -434,7 +414,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void counter(Category category, String name, long value, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            counterEvent(session, name, value, 0, false, timestamp);
+            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, value, 0, false);
         }
     }
 
@@ -442,7 +422,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void counter(Category category, String name, double value, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            counterEvent(session, name, 0, value, true, timestamp);
+            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, 0, value, true);
         }
     }
 
@@ -530,7 +510,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         s.writer.endPacket();
     }
 
-    private ProtoWriter beginCounter(Sequence s, ActiveSession session, String name, long timestamp) {
+    private void writeCounter(Sequence s, ActiveSession session, String name, long timestamp, long longValue,
+                              double doubleValue, boolean isDouble) {
         Long track = s.counterTrack(name);
         if (track == null) {
             track = process.namedUuid("counter:" + name);
@@ -549,7 +530,13 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
         p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
         p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
-        return p;
+        if (isDouble) {
+            p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, doubleValue);
+        } else {
+            p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, longValue);
+        }
+        p.endNested();
+        s.writer.endPacket();
     }
 
     /** A delta on the sequence's incremental clock, or (delta -1) the whole CLOCK_MONOTONIC timestamp. */

@@ -87,6 +87,37 @@ class TrackEventEncodingTest {
         }
     }
 
+    /** Long and double counter samples keep their value and time, on the counter track named after them. */
+    @Test
+    void counterSamplesKeepTheirValuesAndTimesOnTheirNamedTrack() throws Exception {
+        Category category = Category.of("enc-counter");
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            ProcessTrack process = new ProcessTrack(1, "test", 7);
+            TrackEventDataSource source = new TrackEventDataSource(process);
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            instance.start();
+            source.counter(category, "queue", 42L, 7_000_000_000L);
+            source.counter(category, "load", 0.75, 7_000_000_100L);
+            source.counter(category, "queue", -3L, 7_000_000_200L);
+            instance.stop();
+            SequenceClocks clocks = new SequenceClocks();
+            List<String> samples = new ArrayList<>();
+            for (TracePacket p : context.read()) {
+                long t = clocks.monotonic(p);
+                io.jtrace.protos.TrackEvent e = p.getTrackEvent();
+                if (p.hasTrackEvent() && e.getType() == io.jtrace.protos.TrackEvent.Type.TYPE_COUNTER
+                        && e.getTrackUuid() != process.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK)) {
+                    String track = e.getTrackUuid() == process.namedUuid("counter:queue") ? "queue"
+                            : e.getTrackUuid() == process.namedUuid("counter:load") ? "load" : "?";
+                    String value = e.hasDoubleCounterValue() ? String.valueOf(e.getDoubleCounterValue())
+                            : String.valueOf(e.getCounterValue());
+                    samples.add(track + "@" + t + "=" + value);
+                }
+            }
+            assertEquals(List.of("queue@7000000000=42", "load@7000000100=0.75", "queue@7000000200=-3"), samples);
+        }
+    }
+
     /** category/name of each slice begin, resolved like trace_processor through per-sequence interning. */
     private static List<String> decodedSlices(List<TracePacket> packets) {
         Map<Integer, Map<Long, String>> names = new HashMap<>();
