@@ -56,7 +56,7 @@ final class ServicePackets {
 
     private static void emit(PacketSink sink, TracePacket.Builder packet) {
         byte[] bytes = packet.build().toByteArray();
-        sink.packet(bytes, 0, bytes.length);
+        sink.packet(bytes, 0, bytes.length, PacketSink.NO_TRAILER, 0);
     }
 
     private static SystemInfo systemInfo() {

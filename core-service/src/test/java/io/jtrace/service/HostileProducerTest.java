@@ -12,6 +12,7 @@ import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TrackEvent;
+import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.ChunkState;
 import io.jtrace.shm.abi.PageHeader;
@@ -145,13 +146,13 @@ class HostileProducerTest {
      */
     private static List<TracePacket> readTolerantly(ConsumerEndpoint consumer) throws Exception {
         List<TracePacket> packets = new ArrayList<>();
-        await(consumer.readBuffers((bytes, offset, length) -> {
+        await(consumer.readBuffers(PacketSink.joined((bytes, offset, length) -> {
             try {
                 packets.add(TracePacket.parseFrom(ByteBuffer.wrap(bytes, offset, length)));
             } catch (InvalidProtocolBufferException e) {
                 // A hostile producer's garbled packet.
             }
-        }));
+        })));
         return packets;
     }
 

@@ -18,6 +18,7 @@ import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TrackEvent;
+import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
@@ -605,8 +606,8 @@ class ServiceStressTest {
         /** One readBuffers: copies the packets out on the service thread, checks them here. Returns the producer packets. */
         long read(ConsumerEndpoint consumer) throws Exception {
             List<byte[]> batch = new ArrayList<>();
-            long delivered = await(consumer.readBuffers((bytes, offset, length) ->
-                    batch.add(Arrays.copyOfRange(bytes, offset, offset + length))));
+            long delivered = await(consumer.readBuffers(PacketSink.joined((bytes, offset, length) ->
+                    batch.add(Arrays.copyOfRange(bytes, offset, offset + length)))));
             if (delivered != batch.size()) {
                 errors.add("readBuffers reported " + delivered + " packets but delivered " + batch.size());
             }

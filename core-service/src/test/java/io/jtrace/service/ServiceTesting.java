@@ -10,6 +10,7 @@ import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
+import io.jtrace.service.buffer.PacketSink;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -48,13 +49,13 @@ final class ServiceTesting {
     /** Reads the session's buffers, parsing each packet as it is delivered (the array is reused). */
     static List<TracePacket> read(ConsumerEndpoint consumer) throws Exception {
         List<TracePacket> packets = Collections.synchronizedList(new ArrayList<>());
-        long delivered = await(consumer.readBuffers((bytes, offset, length) -> {
+        long delivered = await(consumer.readBuffers(PacketSink.joined((bytes, offset, length) -> {
             try {
                 packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
             } catch (InvalidProtocolBufferException e) {
                 fail("the service delivered a packet that does not parse: " + e);
             }
-        }));
+        })));
         if (delivered != packets.size()) {
             fail("readBuffers reported " + delivered + " packets but delivered " + packets.size());
         }

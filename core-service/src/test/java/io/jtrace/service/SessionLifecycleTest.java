@@ -14,6 +14,7 @@ import io.jtrace.protos.Trace;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
+import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.shm.writer.TraceWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -264,7 +265,7 @@ class SessionLifecycleTest {
         await(consumer.enableTracing(config("src").setWriteIntoFile(true)
                 .setOutputPath(dir.resolve("f.pftrace").toString()).build()));
         ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                () -> await(consumer.readBuffers((b, o, l) -> { })));
+                () -> await(consumer.readBuffers(PacketSink.joined((b, o, l) -> { }))));
         assertTrue(e.getCause().getMessage().contains("f.pftrace"));
     }
 }

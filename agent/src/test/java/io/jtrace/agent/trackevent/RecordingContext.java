@@ -2,6 +2,7 @@ package io.jtrace.agent.trackevent;
 
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.protos.TracePacket;
+import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.ChunkState;
@@ -186,13 +187,13 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
         }
         List<TracePacket> packets = new ArrayList<>();
         List<Exception> errors = new ArrayList<>();
-        buffer.readAll(identity, (bytes, offset, length) -> {
+        buffer.readAll(identity, PacketSink.joined((bytes, offset, length) -> {
             try {
                 packets.add(TracePacket.parseFrom(ByteBuffer.wrap(bytes, offset, length)));
             } catch (Exception e) {
                 errors.add(e);
             }
-        }, true);
+        }), true);
         if (!errors.isEmpty()) {
             throw errors.get(0);
         }

@@ -6,8 +6,9 @@ import io.jtrace.shm.proto.WireFormat;
 /**
  * The read-out half of a {@link TraceBuffer}: turns a stored chunk back into packets for a sink, with
  * the service's trusted fields appended to each, and keeps the buffer's loss counters for what cannot be
- * delivered (drop markers, broken chunks, invalid packets). Service thread only; the one scratch array
- * it appends trailers in is reused from packet to packet.
+ * delivered (drop markers, broken chunks, invalid packets). Service thread only. Each packet reaches the
+ * sink as two parts, its bytes where they lie in the ring and a trailer of trusted fields built once
+ * per chunk, so the read-out copies nothing itself.
  */
 final class ChunkPacketReader {
     private static final int TRUSTED_UID_FIELD = 3;
@@ -15,10 +16,20 @@ final class ChunkPacketReader {
     private static final int PREVIOUS_PACKET_DROPPED_FIELD = 42;
     private static final int TRUSTED_PID_FIELD = 79;
     private static final int FIRST_PACKET_ON_SEQUENCE_FIELD = 87;
+    /** Largest trailer: five fields, each a tag of at most 2 bytes and a varint of at most 10. */
     private static final int TRAILER_MAX = 64;
 
     private final BufferCounters counters;
-    private byte[] out = new byte[4096];
+    /**
+     * The trailer of the sequence being read: trusted_packet_sequence_id in its first
+     * {@link #sequenceOnly} bytes, then trusted_uid and trusted_pid up to {@link #withIdentity}. Built
+     * once per chunk; most packets take its first part as it is.
+     */
+    private final byte[] trailer = new byte[TRAILER_MAX];
+    private int sequenceOnly;
+    private int withIdentity;
+    /** For the rare packet that also reports a loss or opens its sequence: the identity plus those flags. */
+    private final byte[] flaggedTrailer = new byte[TRAILER_MAX];
 
     ChunkPacketReader(BufferCounters counters) {
         this.counters = counters;
@@ -34,8 +45,11 @@ final class ChunkPacketReader {
         int pos = chunk.offset;
         int end = chunk.offset + chunk.size;
         long delivered = 0;
+        sequenceOnly = Varints.putField(trailer, 0, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
+        withIdentity = Varints.putField(trailer, Varints.putField(trailer, sequenceOnly, TRUSTED_UID_FIELD, uid),
+                TRUSTED_PID_FIELD, pid);
         for (int i = 0; i < chunk.packetCount; i++) {
-            long sizeAndLength = readVarint(data, pos, end);
+            long sizeAndLength = Varints.read(data, pos, end);
             if (sizeAndLength < 0) {
                 return abortChunk(seq, delivered);
             }
@@ -76,7 +90,7 @@ final class ChunkPacketReader {
                     seq.pendingFragment = glued;
                     continue;
                 }
-                delivered += emit(glued, 0, glued.length, seq, sequenceId, pid, uid, delivered == 0, sink);
+                delivered += emit(glued, 0, glued.length, seq, delivered == 0, sink);
                 continue;
             }
             if (first && seq.pendingFragment != null) {
@@ -88,7 +102,7 @@ final class ChunkPacketReader {
                 seq.pendingFragment = concat(new byte[0], data, start, size);
                 continue;
             }
-            delivered += emit(data, start, size, seq, sequenceId, pid, uid, delivered == 0, sink);
+            delivered += emit(data, start, size, seq, delivered == 0, sink);
         }
         return delivered;
     }
@@ -107,8 +121,8 @@ final class ChunkPacketReader {
      * packets trace_processor reads them from: every packet still has its producer's identity on a packet
      * of its sequence at most a chunk before it, at 6 bytes per chunk instead of 6 bytes per packet.
      */
-    private int emit(byte[] data, int start, int size, TraceBuffer.SequenceState seq, int sequenceId, int pid, int uid,
-                     boolean firstOfChunk, PacketSink sink) {
+    private int emit(byte[] data, int start, int size, TraceBuffer.SequenceState seq, boolean firstOfChunk,
+                     PacketSink sink) {
         if (size == 0) {
             return 0;
         }
@@ -121,29 +135,31 @@ final class ChunkPacketReader {
             seq.lossPending = true;
             return 0;
         }
-        int needed = size + TRAILER_MAX;
-        if (out.length < needed) {
-            out = new byte[Math.max(needed, out.length * 2)];
-        }
-        System.arraycopy(data, start, out, 0, size);
-        int pos = size;
-        // Appended after the producer's bytes: for a non-repeated field the last occurrence wins, so
+        // The trailer follows the producer's bytes: for a non-repeated field the last occurrence wins, so
         // these trusted values override anything the producer wrote.
-        pos = putVarintField(out, pos, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
-        if (firstOfChunk || verdict == PacketValidator.Verdict.DESCRIBES_TRACK || !seq.firstPacketEmitted) {
-            pos = putVarintField(out, pos, TRUSTED_UID_FIELD, uid);
-            pos = putVarintField(out, pos, TRUSTED_PID_FIELD, pid);
+        if (seq.lossPending || !seq.firstPacketEmitted) {
+            sink.packet(data, start, size, flaggedTrailer, flaggedTrailer(seq));
+        } else if (firstOfChunk || verdict == PacketValidator.Verdict.DESCRIBES_TRACK) {
+            sink.packet(data, start, size, trailer, withIdentity);
+        } else {
+            sink.packet(data, start, size, trailer, sequenceOnly);
         }
+        return 1;
+    }
+
+    /** Fills {@link #flaggedTrailer} for a packet after a loss or opening its sequence, and clears those states. */
+    private int flaggedTrailer(TraceBuffer.SequenceState seq) {
+        System.arraycopy(trailer, 0, flaggedTrailer, 0, withIdentity);
+        int pos = withIdentity;
         if (seq.lossPending) {
-            pos = putVarintField(out, pos, PREVIOUS_PACKET_DROPPED_FIELD, 1);
+            pos = Varints.putField(flaggedTrailer, pos, PREVIOUS_PACKET_DROPPED_FIELD, 1);
             seq.lossPending = false;
         }
         if (!seq.firstPacketEmitted) {
-            pos = putVarintField(out, pos, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
+            pos = Varints.putField(flaggedTrailer, pos, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
             seq.firstPacketEmitted = true;
         }
-        sink.packet(out, 0, pos);
-        return 1;
+        return pos;
     }
 
     private static byte[] concat(byte[] head, byte[] data, int start, int size) {
@@ -151,38 +167,5 @@ final class ChunkPacketReader {
         System.arraycopy(head, 0, result, 0, head.length);
         System.arraycopy(data, start, result, head.length, size);
         return result;
-    }
-
-    /** Varint at {@code pos} before {@code end}: (bytes used << 32 | value), or -1 if malformed, truncated or ≥ 2^31. */
-    static long readVarint(byte[] data, int pos, int end) {
-        long value = 0;
-        for (int i = 0; i < 5; i++) {
-            if (pos + i >= end) {
-                return -1;
-            }
-            int b = data[pos + i] & 0xFF;
-            value |= (long) (b & 0x7F) << (7 * i);
-            if ((b & 0x80) == 0) {
-                if (value > Integer.MAX_VALUE) {
-                    return -1;
-                }
-                return ((long) (i + 1) << 32) | value;
-            }
-        }
-        return -1;
-    }
-
-    static int putVarintField(byte[] dst, int pos, int field, long value) {
-        pos = putVarint(dst, pos, (long) field << 3);
-        return putVarint(dst, pos, value);
-    }
-
-    private static int putVarint(byte[] dst, int pos, long value) {
-        while ((value & ~0x7FL) != 0) {
-            dst[pos++] = (byte) ((value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        dst[pos++] = (byte) value;
-        return pos;
     }
 }

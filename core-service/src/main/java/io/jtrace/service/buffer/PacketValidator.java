@@ -26,6 +26,15 @@ final class PacketValidator {
     private static final long TRUSTED_HIGH = bitsBelow(128, 64);
     private static final int TRACK_DESCRIPTOR_FIELD = 60;
 
+    private static final byte BROKEN = 0;
+    private static final byte VARINT = 1;
+    private static final byte FIXED64 = 2;
+    private static final byte LENGTH_DELIMITED = 3;
+    private static final byte FIXED32 = 4;
+    private static final byte TRUSTED = 5;
+    /** {@link #action} of every one-byte tag (fields 1-15), so the common tag costs a load, not a decision. */
+    private static final byte[] ONE_BYTE_TAGS = oneByteTags();
+
     private PacketValidator() {}
 
     static Verdict check(byte[] data, int start, int size) {
@@ -33,45 +42,85 @@ final class PacketValidator {
         int end = start + size;
         boolean describesTrack = false;
         while (pos < end) {
-            long tagAndLength = ChunkPacketReader.readVarint(data, pos, end);
-            if (tagAndLength < 0) {
-                return Verdict.MALFORMED;
+            int tag = data[pos];
+            int action;
+            if (tag >= 0) {
+                pos++; // fields 1-15, the common case: one table lookup judges the field and its wire type
+                action = ONE_BYTE_TAGS[tag];
+            } else {
+                long tagAndLength = Varints.read(data, pos, end);
+                if (tagAndLength < 0) {
+                    return Verdict.MALFORMED;
+                }
+                pos += (int) (tagAndLength >>> 32);
+                tag = (int) tagAndLength;
+                describesTrack |= tag >>> 3 == TRACK_DESCRIPTOR_FIELD;
+                action = action(tag);
             }
-            pos += (int) (tagAndLength >>> 32);
-            int tag = (int) tagAndLength;
-            int field = tag >>> 3;
-            if (field == 0) {
-                return Verdict.MALFORMED;
-            }
-            describesTrack |= field == TRACK_DESCRIPTOR_FIELD;
-            if (field < 64 ? (TRUSTED_LOW >>> field & 1) != 0 : field < 128 && (TRUSTED_HIGH >>> (field - 64) & 1) != 0) {
-                return Verdict.SETS_TRUSTED_FIELD;
-            }
-            switch (tag & 7) {
-                case 0:
-                    pos = skipVarint(data, pos, end);
+            switch (action) {
+                case VARINT:
+                    // Small values (deltas, ids, flags) take one byte; longer ones take the loop.
+                    pos = pos < end && data[pos] >= 0 ? pos + 1 : Varints.skip(data, pos, end);
                     break;
-                case 1:
+                case FIXED64:
                     pos += 8;
                     break;
-                case 2:
-                    long length = ChunkPacketReader.readVarint(data, pos, end);
+                case LENGTH_DELIMITED:
+                    if (pos < end && data[pos] >= 0) {
+                        pos += 1 + data[pos]; // a length below 128: one byte
+                        break;
+                    }
+                    long length = Varints.read(data, pos, end);
                     if (length < 0) {
                         return Verdict.MALFORMED;
                     }
                     pos += (int) (length >>> 32) + (int) length;
                     break;
-                case 5:
+                case FIXED32:
                     pos += 4;
                     break;
+                case TRUSTED:
+                    return Verdict.SETS_TRUSTED_FIELD;
                 default:
-                    return Verdict.MALFORMED; // groups and reserved wire types are not used by trace packets
+                    return Verdict.MALFORMED;
             }
+            // Negative: a skip ran past the end, or a length near 2^31 overflowed the position.
             if (pos < 0 || pos > end) {
                 return Verdict.MALFORMED;
             }
         }
         return describesTrack ? Verdict.DESCRIBES_TRACK : Verdict.OK;
+    }
+
+    /** What a tag asks of the walk: skip a value of its wire type, or stop the packet. */
+    private static byte action(int tag) {
+        int field = tag >>> 3;
+        if (field == 0) {
+            return BROKEN;
+        }
+        if (field < 64 ? (TRUSTED_LOW >>> field & 1) != 0 : field < 128 && (TRUSTED_HIGH >>> (field - 64) & 1) != 0) {
+            return TRUSTED;
+        }
+        switch (tag & 7) {
+            case 0:
+                return VARINT;
+            case 1:
+                return FIXED64;
+            case 2:
+                return LENGTH_DELIMITED;
+            case 5:
+                return FIXED32;
+            default:
+                return BROKEN; // groups and reserved wire types are not used by trace packets
+        }
+    }
+
+    private static byte[] oneByteTags() {
+        byte[] actions = new byte[128];
+        for (int tag = 0; tag < 128; tag++) {
+            actions[tag] = action(tag);
+        }
+        return actions;
     }
 
     private static long bitsBelow(int limit, int base) {
@@ -82,17 +131,5 @@ final class PacketValidator {
             }
         }
         return bits;
-    }
-
-    private static int skipVarint(byte[] data, int pos, int end) {
-        for (int i = 0; i < 10; i++) {
-            if (pos + i >= end) {
-                return -1;
-            }
-            if ((data[pos + i] & 0x80) == 0) {
-                return pos + i + 1;
-            }
-        }
-        return -1;
     }
 }

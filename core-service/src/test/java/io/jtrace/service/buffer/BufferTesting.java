@@ -83,7 +83,7 @@ final class BufferTesting {
     static Read read(TraceBuffer buffer, boolean sessionEnded) {
         List<byte[]> raw = new ArrayList<>();
         List<TracePacket> packets = new ArrayList<>();
-        long delivered = buffer.readAll(IDENTITY, (bytes, offset, length) -> {
+        long delivered = buffer.readAll(IDENTITY, PacketSink.joined((bytes, offset, length) -> {
             byte[] copy = Arrays.copyOfRange(bytes, offset, offset + length);
             raw.add(copy);
             try {
@@ -91,7 +91,7 @@ final class BufferTesting {
             } catch (InvalidProtocolBufferException e) {
                 fail("the buffer delivered a packet that does not parse: " + e);
             }
-        }, sessionEnded);
+        }), sessionEnded);
         assertEquals(packets.size(), delivered, "readAll's return value counts the packets delivered");
         return new Read(raw, packets);
     }

@@ -155,13 +155,13 @@ class TraceBufferTest {
         assertEquals(2, buffer.sequenceCount());
 
         List<TracePacket> packets = new ArrayList<>();
-        buffer.readAll(registry, (bytes, offset, length) -> {
+        buffer.readAll(registry, PacketSink.joined((bytes, offset, length) -> {
             try {
                 packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
             } catch (InvalidProtocolBufferException e) {
                 throw new AssertionError(e);
             }
-        }, true);
+        }), true);
 
         assertEquals(List.of("old-0", "old-1", "new-0", "new-1"), names(packets));
         assertEquals(List.of(100, 100, 101, 101), packets.stream().map(TracePacket::getTrustedPacketSequenceId).toList());

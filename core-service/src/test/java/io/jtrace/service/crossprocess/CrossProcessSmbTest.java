@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.protos.TracePacket;
+import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.PageHeader;
@@ -74,7 +75,7 @@ class CrossProcessSmbTest {
 
         Map<Long, List<Long>> seqByWriter = new HashMap<>();
         List<String> problems = new ArrayList<>();
-        buffer.readAll(identity(), (bytes, offset, length) -> {
+        buffer.readAll(identity(), PacketSink.joined((bytes, offset, length) -> {
             try {
                 TracePacket p = TracePacket.parseFrom(ByteBuffer.wrap(bytes, offset, length));
                 long w = p.getTrackEvent().getTrackUuid();
@@ -88,7 +89,7 @@ class CrossProcessSmbTest {
             } catch (Exception e) {
                 problems.add(e.toString());
             }
-        }, true);
+        }), true);
 
         assertEquals(List.of(), problems);
         assertEquals(WRITERS, seqByWriter.size());

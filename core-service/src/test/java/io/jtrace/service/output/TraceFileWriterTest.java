@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
+import io.jtrace.service.buffer.PacketSink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +29,7 @@ class TraceFileWriterTest {
     }
 
     @Test
-    void writtenPacketsParseBackAsATraceWithTheSamePackets() throws IOException {
+    void packetsWrittenAsBodyAndTrailerParseBackAsATraceWithTheSamePackets() throws IOException {
         List<TracePacket> packets = new ArrayList<>();
         packets.add(TracePacket.newBuilder().setTimestamp(1).build());
         packets.add(packetOfSize(10, 1));
@@ -46,11 +48,16 @@ class TraceFileWriterTest {
         long bytes;
         try (TraceFileWriter writer = new TraceFileWriter(file)) {
             for (TracePacket p : packets) {
-                byte[] b = p.toByteArray();
-                // Embed the packet in a larger array to check that offset and length are honoured.
+                // The body without the sequence id, the trailer with it, as the read-out hands them over.
+                byte[] b = p.toBuilder().clearTrustedPacketSequenceId().build().toByteArray();
+                byte[] trailer = p.hasTrustedPacketSequenceId()
+                        ? TracePacket.newBuilder().setTrustedPacketSequenceId(p.getTrustedPacketSequenceId()).build().toByteArray()
+                        : PacketSink.NO_TRAILER;
+                // Embed both parts in larger arrays to check that offset and lengths are honoured.
                 byte[] framed = new byte[b.length + 10];
                 System.arraycopy(b, 0, framed, 3, b.length);
-                writer.packet(framed, 3, b.length);
+                byte[] trailerSpace = Arrays.copyOf(trailer, trailer.length + 7);
+                writer.packet(framed, 3, b.length, trailerSpace, trailer.length);
             }
             assertEquals(packets.size(), writer.packets());
             bytes = writer.bytes();
@@ -59,7 +66,10 @@ class TraceFileWriterTest {
         byte[] content = Files.readAllBytes(file);
         assertEquals(bytes, content.length, "bytes() counts what was written");
         Trace trace = Trace.parseFrom(content);
-        assertEquals(packets, trace.getPacketList());
+        for (int i = 0; i < packets.size(); i++) {
+            assertEquals(packets.get(i), trace.getPacket(i), "packet " + i);
+        }
+        assertEquals(packets.size(), trace.getPacketCount());
         assertEquals(Trace.newBuilder().addAllPacket(packets).build().toByteArray().length, content.length,
                 "the file is exactly the serialization of Trace");
     }
@@ -77,9 +87,9 @@ class TraceFileWriterTest {
     void emptyPacketIsWrittenAsAnEmptyRecord() throws IOException {
         Path file = dir.resolve("zero.pftrace");
         try (TraceFileWriter writer = new TraceFileWriter(file)) {
-            writer.packet(new byte[0], 0, 0);
+            writer.packet(new byte[0], 0, 0, PacketSink.NO_TRAILER, 0);
             byte[] one = TracePacket.newBuilder().setTimestamp(5).build().toByteArray();
-            writer.packet(one, 0, one.length);
+            writer.packet(one, 0, one.length, PacketSink.NO_TRAILER, 0);
         }
         Trace trace = Trace.parseFrom(Files.readAllBytes(file));
         assertEquals(List.of(TracePacket.getDefaultInstance(), TracePacket.newBuilder().setTimestamp(5).build()),
