@@ -4,9 +4,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,15 +16,12 @@ final class FlushCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(FlushCoordinator.class);
 
     private final Map<Integer, ProducerState> producers;
-    private final ScheduledExecutorService timer;
-    /** Runs a task on the service thread. */
-    private final Consumer<Runnable> post;
+    private final ServiceThread thread;
     private long nextRequestId = 1;
 
-    FlushCoordinator(Map<Integer, ProducerState> producers, ScheduledExecutorService timer, Consumer<Runnable> post) {
+    FlushCoordinator(Map<Integer, ProducerState> producers, ServiceThread thread) {
         this.producers = producers;
-        this.timer = timer;
-        this.post = post;
+        this.thread = thread;
     }
 
     /** Flushes the session's producers; true if every one answered within {@code timeoutMillis}. */
@@ -45,14 +39,14 @@ final class FlushCoordinator {
         for (Map.Entry<Integer, long[]> e : instancesByProducer.entrySet()) {
             producers.get(e.getKey()).callbacks.flush(requestId, e.getValue());
         }
-        timer.schedule(() -> post.accept(() -> {
+        thread.postAfter(timeoutMillis, () -> {
             if (session.pendingFlushes.remove(requestId) != null) {
                 session.flushesFailed++;
                 LOG.warn("jtrace: flush {} of session {} timed out after {} ms waiting for producer(s) {}",
                         requestId, session.id, timeoutMillis, pending.waitingFor);
                 pending.result.complete(false);
             }
-        }), timeoutMillis, TimeUnit.MILLISECONDS);
+        });
         return pending.result;
     }
 

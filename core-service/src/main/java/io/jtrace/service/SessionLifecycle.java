@@ -1,0 +1,225 @@
+package io.jtrace.service;
+
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.service.buffer.TraceBuffer;
+import io.jtrace.service.clock.ClockReader;
+import io.jtrace.service.output.TraceFileWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tracing sessions from start to end: admitting one within the service's limits, with its buffers and
+ * file; its timers (duration_ms, flush_period_ms, incremental state clears, file_write_period_ms);
+ * flushes; stopping (data sources, then a flush, then the last read-out) and freeing. Service thread
+ * only.
+ */
+final class SessionLifecycle {
+    // Logs as TracingService: the agent prints the short logger name, and that is the name users know.
+    private static final Logger LOG = LoggerFactory.getLogger(TracingService.class);
+
+    /** Data sources that notify on stop get this long when the config sets no data_source_stop_timeout_ms. */
+    static final long DEFAULT_STOP_TIMEOUT_MS = 5000;
+    static final long DEFAULT_FILE_WRITE_PERIOD_MS = 5000;
+    static final long MIN_FILE_WRITE_PERIOD_MS = 100;
+
+    private final ServiceConfig config;
+    private final ServiceThread thread;
+    private final Map<Long, TracingSession> sessions;
+    private final Map<Integer, TraceBuffer> buffers;
+    private final Map<Integer, TracingSession> bufferOwners;
+    private final ProducerRegistry producers;
+    private final DataSourceInstances instances;
+    private final FlushCoordinator flushes;
+    private final SessionOutput output;
+    private long nextSessionId = 1;
+    private int nextBufferId = 1;
+    private long totalBufferBytes;
+
+    SessionLifecycle(ServiceConfig config, ServiceThread thread, Map<Long, TracingSession> sessions,
+                     Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
+                     ProducerRegistry producers, DataSourceInstances instances, FlushCoordinator flushes,
+                     SessionOutput output) {
+        this.config = config;
+        this.thread = thread;
+        this.sessions = sessions;
+        this.buffers = buffers;
+        this.bufferOwners = bufferOwners;
+        this.producers = producers;
+        this.instances = instances;
+        this.flushes = flushes;
+        this.output = output;
+    }
+
+    // ------------------------------------------------------------------ start
+
+    TracingSession enable(Consumer consumer, TraceConfig traceConfig) {
+        SessionConfigValidator.validate(traceConfig);
+        String name = traceConfig.getUniqueSessionName();
+        if (!name.isEmpty()) {
+            for (TracingSession other : sessions.values()) {
+                if (name.equals(other.config.getUniqueSessionName())) {
+                    throw new SessionNameTakenException("a session named '" + name + "' is already running (session "
+                            + other.id + ")");
+                }
+            }
+        }
+        if (sessions.size() >= config.maxSessions()) {
+            throw new ServiceLimitException("too many tracing sessions: " + sessions.size()
+                    + " running, the limit is " + config.maxSessions());
+        }
+        long requested = 0;
+        for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
+            requested += b.getSizeKb() * 1024L;
+        }
+        if (totalBufferBytes + requested > config.maxTotalBufferBytes()) {
+            throw new ServiceLimitException("trace buffers of " + requested + " bytes would exceed the service limit of "
+                    + config.maxTotalBufferBytes() + " bytes (" + totalBufferBytes + " in use)");
+        }
+        TraceFileWriter file = null;
+        if (traceConfig.getWriteIntoFile()) {
+            try {
+                file = new TraceFileWriter(Path.of(traceConfig.getOutputPath()));
+            } catch (IOException | RuntimeException e) {
+                throw new InvalidConfigException("output_path '" + traceConfig.getOutputPath() + "' cannot be written: " + e);
+            }
+        }
+        TracingSession session = new TracingSession(nextSessionId++, consumer, traceConfig, ClockReader.snapshot());
+        session.file = file;
+        for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
+            int bufferId = nextBufferId++;
+            TraceBuffer.Policy policy = b.getFillPolicy() == TraceConfig.BufferConfig.FillPolicy.DISCARD
+                    ? TraceBuffer.Policy.DISCARD : TraceBuffer.Policy.RING;
+            buffers.put(bufferId, new TraceBuffer(b.getSizeKb() * 1024L, policy));
+            bufferOwners.put(bufferId, session);
+            session.bufferIds.add(bufferId);
+        }
+        totalBufferBytes += requested;
+        sessions.put(session.id, session);
+        instances.startAll(session);
+        scheduleTimers(session);
+        DataSourceInstances.checkStarted(session);
+        return session;
+    }
+
+    private void scheduleTimers(TracingSession session) {
+        TraceConfig c = session.config;
+        if (c.getDurationMs() > 0) {
+            session.timers.add(thread.postAfter(c.getDurationMs(), () -> disable(session)));
+        }
+        if (c.getFlushPeriodMs() > 0) {
+            session.timers.add(thread.postEvery(c.getFlushPeriodMs(), () -> {
+                if (session.state == TracingSession.State.STARTED) {
+                    flush(session, flushTimeout(session));
+                }
+            }));
+        }
+        long clearPeriod = c.getIncrementalStateConfig().getClearPeriodMs();
+        if (clearPeriod > 0) {
+            session.timers.add(thread.postEvery(clearPeriod, () -> instances.clearIncrementalState(session)));
+        }
+        if (session.file != null) {
+            long period = c.getFileWritePeriodMs() > 0
+                    ? Math.max(MIN_FILE_WRITE_PERIOD_MS, c.getFileWritePeriodMs()) : DEFAULT_FILE_WRITE_PERIOD_MS;
+            session.timers.add(thread.postEvery(period, () -> output.writeIntoFile(session)));
+        }
+        long startTimeout = stopTimeout(session);
+        session.timers.add(thread.postAfter(startTimeout, () -> {
+            if (!session.started.isDone()) {
+                LOG.warn("jtrace: session {}: data sources {} did not report started within {} ms; tracing anyway",
+                        session.id, DataSourceInstances.notStarted(session), startTimeout);
+                session.started.complete(session.id);
+            }
+        }));
+    }
+
+    // ------------------------------------------------------------------ flush
+
+    CompletableFuture<Boolean> flush(TracingSession session, long timeoutMillis) {
+        return flushes.flush(session, instances.byProducer(session), timeoutMillis);
+    }
+
+    private long flushTimeout(TracingSession session) {
+        long t = session.config.getFlushTimeoutMs();
+        return t > 0 ? t : config.defaultFlushTimeoutMillis();
+    }
+
+    // ------------------------------------------------------------------ stop
+
+    CompletableFuture<Void> disable(TracingSession session) {
+        if (session.state != TracingSession.State.STARTED) {
+            return session.disabled;
+        }
+        session.state = TracingSession.State.DISABLING;
+        session.cancelTimers();
+        session.started.complete(session.id);
+        session.stopped = new CompletableFuture<>();
+        instances.stopAll(session);
+        DataSourceInstances.checkStopped(session);
+        long timeout = stopTimeout(session);
+        thread.postAfter(timeout, () -> {
+            if (!session.stopped.isDone()) {
+                LOG.warn("jtrace: session {}: data sources did not report stopped within {} ms", session.id, timeout);
+                session.stopped.complete(null);
+            }
+        });
+        // Stop first, then flush: the producer handles our calls in order, so the flush commits what the
+        // data sources wrote while stopping.
+        session.stopped.thenRun(() -> thread.post(() -> flush(session, flushTimeout(session))
+                .whenComplete((ok, error) -> thread.post(() -> finishDisable(session)))));
+        return session.disabled;
+    }
+
+    private void finishDisable(TracingSession session) {
+        if (session.state == TracingSession.State.DISABLED) {
+            return;
+        }
+        producers.scrape(session);
+        session.state = TracingSession.State.DISABLED;
+        String error = null;
+        if (session.file != null) {
+            error = output.finishFile(session);
+        }
+        session.disabled.complete(null);
+        try {
+            session.consumer.onTracingDisabled(error);
+        } catch (RuntimeException e) {
+            LOG.warn("jtrace consumer failed in onTracingDisabled", e);
+        }
+    }
+
+    private long stopTimeout(TracingSession session) {
+        long t = session.config.getDataSourceStopTimeoutMs();
+        return t > 0 ? t : DEFAULT_STOP_TIMEOUT_MS;
+    }
+
+    // ------------------------------------------------------------------ free
+
+    /** Ends the session at once if it still runs (no waiting for data sources or a flush), then frees it. */
+    void free(TracingSession session) {
+        if (session.state != TracingSession.State.DISABLED) {
+            instances.stopAll(session);
+            finishDisable(session);
+        }
+        if (sessions.remove(session.id) == null) {
+            return;
+        }
+        session.cancelTimers();
+        if (session.file != null) {
+            try {
+                session.file.close();
+            } catch (IOException e) {
+                LOG.warn("jtrace: closing {} failed", session.config.getOutputPath(), e);
+            }
+            session.file = null;
+        }
+        for (int bufferId : session.bufferIds) {
+            TraceBuffer buffer = buffers.remove(bufferId);
+            bufferOwners.remove(bufferId);
+            totalBufferBytes -= buffer.capacity();
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.jtrace.service;
+
+import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.buffer.TraceBuffer;
+import io.jtrace.service.clock.ClockReader;
+import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.shm.writer.CommitRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads a session's trace out, with the service's own packets around its buffers' contents: to a
+ * consumer's sink, or (write_into_file) into the session's file, in steps while it traces and a last
+ * time when it ends. Service thread only.
+ */
+final class SessionOutput {
+    // Logs as TracingService: the agent prints the short logger name, and that is the name users know.
+    private static final Logger LOG = LoggerFactory.getLogger(TracingService.class);
+
+    private final Map<Integer, TraceBuffer> buffers;
+    private final Map<Integer, TracingSession> bufferOwners;
+    private final SequenceRegistry sequences;
+    private final ServicePackets servicePackets;
+    private final TraceStatsBuilder stats;
+    /** Stops a session whose file cannot take more. */
+    private final Consumer<TracingSession> stopSession;
+
+    SessionOutput(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
+                  SequenceRegistry sequences, ServicePackets servicePackets, TraceStatsBuilder stats,
+                  Consumer<TracingSession> stopSession) {
+        this.buffers = buffers;
+        this.bufferOwners = bufferOwners;
+        this.sequences = sequences;
+        this.servicePackets = servicePackets;
+        this.stats = stats;
+        this.stopSession = stopSession;
+    }
+
+    /** Everything readable now: header (first time), a clock snapshot, the buffers, stats at the end. */
+    private long readInto(TracingSession session, PacketSink sink) {
+        long delivered = 0;
+        if (!session.headerPacketsEmitted) {
+            session.headerPacketsEmitted = true;
+            delivered += servicePackets.writeHeader(session, sink);
+        }
+        delivered += servicePackets.writeClockSnapshot(ClockReader.snapshot(), sink);
+        boolean ended = session.state == TracingSession.State.DISABLED;
+        for (int bufferId : session.bufferIds) {
+            delivered += buffers.get(bufferId).readAll(sequences, sink, ended);
+        }
+        if (ended) {
+            delivered += servicePackets.writeStats(stats.build(session), sink);
+        }
+        return delivered;
+    }
+
+    long readBuffers(TracingSession session, PacketSink sink) {
+        if (session.config.getWriteIntoFile()) {
+            throw new IllegalStateException("session " + session.id + " writes into " + session.config.getOutputPath()
+                    + "; read that file instead");
+        }
+        return readInto(session, sink);
+    }
+
+    /**
+     * A session that streams into a file must not overwrite what it could have saved: once a sixteenth
+     * of one of its buffers has filled since the last write, the file gets what is readable now instead
+     * of at the next file_write_period. Small, frequent writes keep each pause of chunk moving short
+     * (the SMB fills while this thread writes the file).
+     */
+    void drainFilledBuffers(CommitRequest request) {
+        int checked = -1;
+        for (int i = 0; i < request.size(); i++) {
+            int bufferId = request.targetBuffer(i);
+            if (bufferId == checked) {
+                continue;
+            }
+            checked = bufferId;
+            TraceBuffer buffer = buffers.get(bufferId);
+            TracingSession owner = bufferOwners.get(bufferId);
+            // The second condition keeps chunks that cannot be read yet (a sequence waiting for a patch
+            // or a gap) from making every commit drain again.
+            if (buffer != null && owner != null && owner.file != null
+                    && buffer.used() - buffer.usedAfterLastRead() > buffer.capacity() / 16) {
+                writeIntoFile(owner);
+            }
+        }
+    }
+
+    /** A write_into_file period: drain what is readable into the file, so the buffers stay bounded. */
+    void writeIntoFile(TracingSession session) {
+        if (session.file == null || session.state != TracingSession.State.STARTED) {
+            return;
+        }
+        try {
+            readInto(session, session.file);
+            session.file.flush();
+        } catch (UncheckedIOException | IOException e) {
+            LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
+                    session.config.getOutputPath(), e);
+            stopSession.accept(session);
+            return;
+        }
+        long max = session.config.getMaxFileSizeBytes();
+        if (max > 0 && session.file.bytes() >= max) {
+            LOG.warn("jtrace: session {}: {} reached max_file_size_bytes ({}); stopping the session", session.id,
+                    session.config.getOutputPath(), max);
+            stopSession.accept(session);
+        }
+    }
+
+    /** The last read into the file, then close it. Returns an error message, or null. */
+    String finishFile(TracingSession session) {
+        TraceFileWriter file = session.file;
+        session.file = null;
+        try (file) {
+            readInto(session, file);
+            return null;
+        } catch (UncheckedIOException | IOException e) {
+            LOG.error("jtrace: session {}: finishing {} failed", session.id, session.config.getOutputPath(), e);
+            return "writing " + session.config.getOutputPath() + " failed: " + e.getMessage();
+        }
+    }
+}
