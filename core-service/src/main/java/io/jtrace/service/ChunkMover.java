@@ -7,6 +7,7 @@ import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.writer.CommitRequest;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Moves chunks from producers' SMBs into trace buffers (DESIGN §4 step 6), treating every SMB as
@@ -31,12 +32,15 @@ final class ChunkMover {
     private final ChunkSnapshot snapshot = new ChunkSnapshot();
 
     private final SequenceRegistry sequences;
+    /** Writes a file session's readable chunks into its file, making room in its buffer. */
+    private final Consumer<TracingSession> drainIntoFile;
 
     ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
-               SequenceRegistry sequences) {
+               SequenceRegistry sequences, Consumer<TracingSession> drainIntoFile) {
         this.buffers = buffers;
         this.bufferOwners = bufferOwners;
         this.sequences = sequences;
+        this.drainIntoFile = drainIntoFile;
     }
 
     /**
@@ -80,10 +84,22 @@ final class ChunkMover {
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
         TraceBuffer buffer = bufferFor(producer, targetBuffer);
         if (buffer != null) {
+            makeRoom(buffer, bufferOwners.get(targetBuffer), layout.chunkSize(abi.pageSize()));
             // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
             buffer.copyChunk(producer.id, abi, page, layout, chunk, true);
         }
         abi.releaseChunkAsFree(page, chunk);
+    }
+
+    /**
+     * A session that streams into a file never lets its ring overwrite what the file could still get:
+     * one commit can carry the whole SMB, more than a small buffer holds, so the check is made per chunk.
+     * Under overload the SMB fills instead, and its writers count each event they drop.
+     */
+    private void makeRoom(TraceBuffer buffer, TracingSession owner, int chunkBytes) {
+        if (owner.file != null && buffer.wouldOverwriteUnread(chunkBytes)) {
+            drainIntoFile.accept(owner);
+        }
     }
 
     /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
@@ -133,6 +149,7 @@ final class ChunkMover {
                 // stays the producer's to hand over; that later commit finds it where it expects it.
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null) {
+                    makeRoom(buffer, session, snapshot.length());
                     buffer.copyChunk(producer.id, snapshot.writerId(), snapshot.chunkId(), snapshot.packetsWord(),
                             snapshot.payload(), 0, snapshot.length(), snapshot.complete());
                 }

@@ -91,9 +91,12 @@ final class SessionOutput {
         }
     }
 
-    /** A write_into_file period: drain what is readable into the file, so the buffers stay bounded. */
+    /**
+     * A write_into_file period: drain what is readable into the file, so the buffers stay bounded. Also
+     * while the session stops (its last flush and scrape still move chunks in), until it is disabled.
+     */
     void writeIntoFile(TracingSession session) {
-        if (session.file == null || session.state != TracingSession.State.STARTED) {
+        if (session.file == null || session.state == TracingSession.State.DISABLED) {
             return;
         }
         try {

@@ -38,7 +38,7 @@ public final class TracingService implements AutoCloseable {
     private final SessionLifecycle lifecycle;
 
     public TracingService(ServiceConfig config) {
-        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences);
+        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::drainIntoFile);
         ServicePackets servicePackets = new ServicePackets(ProcessIdentity.pid(), ProcessIdentity.uid());
         TraceStatsBuilder stats = new TraceStatsBuilder(producers, sessions, buffers, sequences, chunkMover);
         this.flushes = new FlushCoordinator(producers, thread);
@@ -78,6 +78,11 @@ public final class TracingService implements AutoCloseable {
             LOG.warn("jtrace service did not close cleanly", e);
         }
         thread.shutdown();
+    }
+
+    /** How the chunk mover makes room in a file session's buffer: the output is built after the mover. */
+    private void drainIntoFile(TracingSession session) {
+        output.writeIntoFile(session);
     }
 
     /** How the output stops a session whose file cannot take more: the lifecycle is built after the output. */

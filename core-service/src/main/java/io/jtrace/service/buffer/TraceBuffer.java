@@ -290,6 +290,28 @@ public final class TraceBuffer {
     }
 
     /**
+     * Whether storing a chunk of {@code length} bytes now would overwrite a chunk not yet read: a session
+     * that streams into a file reads its buffer out first, so the ring never drops what the file could
+     * have saved.
+     */
+    public boolean wouldOverwriteUnread(int length) {
+        while (!byAge.isEmpty() && byAge.peekFirst().dead) {
+            recycle(byAge.pollFirst());
+        }
+        return !byAge.isEmpty() && byAge.peekFirst().vstart + capacity < endOfNext(length);
+    }
+
+    /** Where a chunk of {@code length} bytes stored now would end on the virtual stream (a chunk never wraps). */
+    private long endOfNext(int length) {
+        long start = writeV;
+        int ringOffset = (int) (start % capacity);
+        if (ringOffset + length > capacity) {
+            start += capacity - ringOffset;
+        }
+        return start + length;
+    }
+
+    /**
      * Makes room for {@code length} contiguous bytes at the write position and returns their virtual
      * start, overwriting the oldest chunks in RING mode; -1 when DISCARD mode finds unread chunks there.
      */

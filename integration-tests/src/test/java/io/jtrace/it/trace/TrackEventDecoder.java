@@ -101,10 +101,25 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
     /** A slice's begin (with its name and categories) or end. */
     private record Edge(boolean begin, long timestamp, String name, List<String> categories) {}
 
-    /** The events of a track not yet matched into slices, and begins minus ends among them. */
+    /**
+     * The events of a track not yet matched into slices, and begins minus ends among them. While every
+     * one came from one sequence (which writes in time order) they are matched as they come, and only
+     * open begins and ends without a begin (whose begin another sequence may still bring) are held; once
+     * a second sequence writes to the track, its events are held until they balance and pair up in time.
+     */
     private static final class PendingTrack {
         final List<Edge> edges = new ArrayList<>(2);
+        /** One sequence's ends that came with no begin open: held in case another sequence brings it. */
+        final List<Edge> orphanEnds = new ArrayList<>(0);
+        final Sequence firstSource;
+        boolean oneSequence = true;
         int depth;
+        /** Size at which sorting last failed to pair the events up: retried once they double, not per event. */
+        int failedAtSize;
+
+        PendingTrack(Sequence firstSource) {
+            this.firstSource = firstSource;
+        }
     }
 
     private final Listener listener;
@@ -202,9 +217,9 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
                 for (long iid : e.getCategoryIidsList()) {
                     categories.add(seq.categories.get(iid));
                 }
-                edge(track, new Edge(true, timestamp, name, categories));
+                edge(track, seq, new Edge(true, timestamp, name, categories));
             }
-            case TYPE_SLICE_END -> edge(track, new Edge(false, timestamp, null, null));
+            case TYPE_SLICE_END -> edge(track, seq, new Edge(false, timestamp, null, null));
             case TYPE_COUNTER -> {
                 double v = e.hasDoubleCounterValue() ? e.getDoubleCounterValue() : e.getCounterValue();
                 listener.counter(track, v, timestamp);
@@ -213,12 +228,43 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         }
     }
 
-    private void edge(long track, Edge edge) {
-        PendingTrack t = pending.computeIfAbsent(track, k -> new PendingTrack());
+    private void edge(long track, Sequence source, Edge edge) {
+        PendingTrack t = pending.computeIfAbsent(track, k -> new PendingTrack(source));
+        if (t.oneSequence && source != t.firstSource) {
+            t.oneSequence = false;
+            t.edges.addAll(t.orphanEnds);
+            t.orphanEnds.clear();
+        }
+        if (t.oneSequence) {
+            matchInOrder(track, t, edge);
+            return;
+        }
         t.edges.add(edge);
         t.depth += edge.begin() ? 1 : -1;
-        if (t.depth == 0 && pairsUpInTime(t.edges)) {
-            match(track, t.edges);
+        if (t.depth == 0 && t.edges.size() >= 2 * t.failedAtSize) {
+            if (pairsUpInTime(t.edges)) {
+                match(track, t.edges);
+                pending.remove(track);
+            } else {
+                t.failedAtSize = t.edges.size();
+            }
+        }
+    }
+
+    /** One sequence's events come in time order: an end closes the latest open begin, or waits as an orphan. */
+    private void matchInOrder(long track, PendingTrack t, Edge edge) {
+        t.depth += edge.begin() ? 1 : -1;
+        if (edge.begin()) {
+            t.edges.add(edge);
+            return;
+        }
+        if (t.edges.isEmpty()) {
+            t.orphanEnds.add(edge);
+            return;
+        }
+        Edge b = t.edges.remove(t.edges.size() - 1);
+        listener.slice(track, b.name(), b.categories(), b.timestamp(), edge.timestamp());
+        if (t.edges.isEmpty() && t.orphanEnds.isEmpty()) {
             pending.remove(track);
         }
     }
@@ -263,6 +309,7 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         }
         finished = true;
         for (Map.Entry<Long, PendingTrack> e : pending.entrySet()) {
+            e.getValue().edges.addAll(e.getValue().orphanEnds);
             pairsUpInTime(e.getValue().edges);
             match(e.getKey(), e.getValue().edges);
         }

@@ -55,6 +55,22 @@ class TrackEventDecoderTest {
     }
 
     @Test
+    void afterALostBeginOneSequencesSlicesPairAsTheyComeAndTheOrphanEndIsReportedAtTheEnd() {
+        feed(clear(1, "tick"));
+        feed(event(1, 10, TrackEvent.Type.TYPE_SLICE_END, 0)); // its begin was dropped
+        for (long t = 20; t < 20 + 10 * 1000; t += 10) {
+            feed(event(1, t, TrackEvent.Type.TYPE_SLICE_BEGIN, 1));
+            feed(event(1, t + 5, TrackEvent.Type.TYPE_SLICE_END, 0));
+        }
+        // Matched as they came: nothing waits for the orphan end to be resolved.
+        assertEquals(1000, slices.size());
+        assertEquals(new Slice(TRACK, "tick", 20, 25), slices.get(0));
+        decoder.finish();
+        assertEquals(1000, slices.size());
+        assertEquals(1, decoder.unmatchedEnds());
+    }
+
+    @Test
     void slicesCutByTheStartAndEndOfTracingAreReportedAndTheRestPaired() {
         feed(clear(1, "tick"));
         feed(event(1, 10, TrackEvent.Type.TYPE_SLICE_END, 0));

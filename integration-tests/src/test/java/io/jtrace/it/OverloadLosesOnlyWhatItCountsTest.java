@@ -1,0 +1,135 @@
+package io.jtrace.it;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.it.trace.LossSummary;
+import io.jtrace.it.trace.TrackEventDecoder;
+import io.jtrace.it.workload.FloodWorkload;
+import io.jtrace.protos.TrackDescriptor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Overload through the real agent and its service, with a small trace buffer: two threads emit slices
+ * as fast as they can for 3 s into {@code start,file=…,buffer=1m} (a trace buffer a quarter of the
+ * shared memory buffer), far more than reaches the file. The trace must keep only what it can use and
+ * count the rest, exactly:
+ * <ul>
+ *   <li>every event in the file decodes with its name and category: none needs interned state its
+ *       sequence lost (trace_processor's {@code packet_skipped_seq_needs_incremental_state_invalid}),
+ *       every packet has its sequence id, every named slice is one the workload used;
+ *   <li>the ring never overwrote a chunk (the file session drains it before it could), so what was
+ *       lost was lost at the writers, where it is counted per event: events in the file plus the
+ *       agent's {@code jtrace: lost track events} counter equal the events emitted, exactly; and the
+ *       agent's one warning at stop names the same number;
+ *   <li>the run did overload (some loss), or it would prove nothing.
+ * </ul>
+ */
+class OverloadLosesOnlyWhatItCountsTest {
+    private static final int THREADS = 2;
+    private static final long MILLIS = 3000;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void aFloodIntoASmallBufferLeavesOnlyDecodableEventsAndCountsEveryLostOne(String jdk) throws Exception {
+        Path trace = dir.resolve("flood.pftrace");
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=" + trace + ",buffer=1m,sources=track_event",
+                dir, List.of("-Xmx256m"), Duration.ofMinutes(2), FloodWorkload.class.getName(),
+                String.valueOf(THREADS), String.valueOf(MILLIS));
+        if (result.exitCode() != 0 || !Files.isRegularFile(trace)) {
+            fail("child exited with " + result.exitCode() + "\nstdout: " + ChildJvm.tail(result.stdout())
+                    + "\nstderr: " + ChildJvm.tail(result.stderr()));
+        }
+        Map<String, Long> reported = result.report();
+        long emittedEvents = 2 * reported.getOrDefault("SLICES", -1L);
+        FloodTrace flood = new FloodTrace();
+        TrackEventDecoder decoder = TrackEventDecoder.decode(trace, flood);
+        LossSummary losses = decoder.losses();
+        long eventsInFile = 2 * flood.slices + decoder.unendedSlices() + decoder.unmatchedEnds();
+        long counted = flood.lostCounter();
+        String line = String.format("OVERLOAD %s: %d events emitted, %d in the file (%d slices, %d cut), %d counted"
+                        + " lost; trace %.1f MB; %s", jdk, emittedEvents, eventsInFile, flood.slices,
+                decoder.unendedSlices() + decoder.unmatchedEnds(), counted, Files.size(trace) / 1e6, losses);
+        System.out.println(line);
+        assertAll(line,
+                () -> assertEquals(1, reported.size(), "the child's stdout holds only its report: " + reported.keySet()),
+                () -> assertEquals(0, decoder.eventsSkippedForLostState(),
+                        "events that need interned state their sequence lost"),
+                () -> assertEquals(0, decoder.packetsWithoutSequenceId(), "packets without trusted_packet_sequence_id"),
+                () -> assertEquals(List.of(), flood.malformed, "slices with a name or category the workload never used"),
+                () -> assertTrue(losses.traceStatsPackets() > 0, "the service reported its counters"),
+                () -> assertEquals(0, losses.chunksDiscarded() + losses.invalidPackets() + losses.patchesDiscarded(),
+                        "chunks or packets refused by the service"),
+                () -> assertEquals(0, losses.buffers().stream().mapToLong(LossSummary.BufferLoss::chunksOverwritten).sum(),
+                        "chunks the ring overwrote before the file got them"),
+                () -> assertTrue(counted > 0, "the flood overloaded the agent (else this test proves nothing)"),
+                () -> assertEquals(emittedEvents, eventsInFile + counted,
+                        "events emitted = events in the file + events counted as lost"),
+                () -> assertEquals(List.of("WARN TrackEventDataSource - jtrace track_event: " + counted + " event(s) lost"),
+                        warnings(result.stderr()), "the agent's stderr: one warning with the count"));
+    }
+
+    /** stderr's lines, each cut before its parenthesised detail. */
+    private static List<String> warnings(String stderr) {
+        List<String> lines = new ArrayList<>();
+        for (String l : stderr.split("\\R")) {
+            if (!l.isBlank()) {
+                int detail = l.indexOf(" (");
+                lines.add(detail < 0 ? l : l.substring(0, detail));
+            }
+        }
+        return lines;
+    }
+
+    /** The workload's slices and the agent's lost-events counter, as the decoder finds them. */
+    private static final class FloodTrace implements TrackEventDecoder.Listener {
+        final List<String> malformed = new ArrayList<>();
+        final List<Long> lostCounterTracks = new ArrayList<>();
+        final List<Double> lostCounterValues = new ArrayList<>();
+        long slices;
+
+        @Override
+        public void track(TrackDescriptor d) {
+            if (d.hasCounter() && TrackEventDataSource.LOST_EVENTS_TRACK.equals(d.getName())) {
+                lostCounterTracks.add(d.getUuid());
+            }
+        }
+
+        @Override
+        public void slice(long track, String name, List<String> categories, long begin, long end) {
+            if (!categories.equals(List.of(FloodWorkload.CATEGORY)) || !name.matches("slice-[0-" + (FloodWorkload.NAMES - 1) + "]")) {
+                if (malformed.size() < 20) {
+                    malformed.add(name + " " + categories + " on track " + track);
+                }
+                return;
+            }
+            slices++;
+        }
+
+        @Override
+        public void counter(long track, double value, long timestamp) {
+            if (lostCounterTracks.contains(track)) {
+                lostCounterValues.add(value);
+            }
+        }
+
+        /** The counter's one sample, written at stop; -1 when there is not exactly one. */
+        long lostCounter() {
+            return lostCounterValues.size() == 1 ? (long) (double) lostCounterValues.get(0) : -1;
+        }
+    }
+}
