@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Overload through the real agent and its service, with a small trace buffer: two threads emit slices
- * as fast as they can for 3 s into {@code start,file=…,buffer=1m} (a trace buffer a quarter of the
+ * as fast as they can for 1 s into {@code start,file=…,buffer=1m} (a trace buffer a quarter of the
  * shared memory buffer), far more than reaches the file. The trace must keep only what it can use and
  * count the rest, exactly:
  * <ul>
@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class OverloadLosesOnlyWhatItCountsTest {
     private static final int THREADS = 2;
-    private static final long MILLIS = 3000;
+    private static final long MILLIS = 1000;
 
     @TempDir
     Path dir;
