@@ -6,6 +6,8 @@ import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.writer.CommitRequest;
+import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -28,6 +30,8 @@ final class ChunkMover {
      * chunks_discarded with {@link #refusedChunks}: which buffer the chunk was for is not known).
      */
     long discardedScrapes;
+    /** Which patches of the request being applied went in early, before a drain (see {@link #makeRoom}). */
+    private final BitSet patchesApplied = new BitSet();
     /** The scrape's copy of one chunk at a time (service thread only, like everything here). */
     private final ChunkSnapshot snapshot = new ChunkSnapshot();
 
@@ -48,11 +52,15 @@ final class ChunkMover {
      * request), then its retired writers (whose last chunks and patches are in this request or earlier).
      */
     void commit(ProducerState producer, CommitRequest request) {
+        patchesApplied.clear();
         for (int i = 0; i < request.size(); i++) {
-            move(producer, request.page(i), request.chunk(i), request.targetBuffer(i));
+            move(producer, request, request.page(i), request.chunk(i), request.targetBuffer(i));
         }
-        for (CommitRequest.Patch patch : request.patches()) {
-            applyPatch(producer, patch);
+        List<CommitRequest.Patch> patches = request.patches();
+        for (int i = 0; i < patches.size(); i++) {
+            if (!patchesApplied.get(i)) {
+                applyPatch(producer, patches.get(i));
+            }
         }
         for (int i = 0; i < request.retiredWriterCount(); i++) {
             retire(producer, request.retiredWriter(i));
@@ -73,8 +81,14 @@ final class ChunkMover {
         sequences.retire(producer.id, writerId);
     }
 
-    private void move(ProducerState producer, int page, int chunk, int targetBuffer) {
+    private void move(ProducerState producer, CommitRequest request, int page, int chunk, int targetBuffer) {
         SharedMemoryAbi abi = producer.abi;
+        TraceBuffer buffer = bufferFor(producer, targetBuffer);
+        if (buffer != null) {
+            // Before the chunk is taken, so whatever the drain does, no chunk stays BEING_READ; a chunk is
+            // at most a page.
+            makeRoom(producer, request, buffer, bufferOwners.get(targetBuffer), abi.pageSize());
+        }
         if (page < 0 || page >= abi.pageCount() || !abi.tryAcquireChunkForReading(page, chunk)) {
             violation(targetBuffer);
             return;
@@ -82,9 +96,7 @@ final class ChunkMover {
         // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
         // repartitioned) and, being a volatile access, made the producer's writes visible.
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
-        TraceBuffer buffer = bufferFor(producer, targetBuffer);
         if (buffer != null) {
-            makeRoom(buffer, bufferOwners.get(targetBuffer), layout.chunkSize(abi.pageSize()));
             // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
             buffer.copyChunk(producer.id, abi, page, layout, chunk, true);
         }
@@ -96,10 +108,34 @@ final class ChunkMover {
      * one commit can carry the whole SMB, more than a small buffer holds, so the check is made per chunk.
      * Under overload the SMB fills instead, and its writers count each event they drop.
      */
-    private void makeRoom(TraceBuffer buffer, TracingSession owner, int chunkBytes) {
+    private void makeRoom(ProducerState producer, CommitRequest request, TraceBuffer buffer, TracingSession owner,
+                          int chunkBytes) {
         if (owner.file != null && buffer.wouldOverwriteUnread(chunkBytes)) {
+            if (request != null) {
+                // A chunk waiting for a patch stops its sequence's read-out: its patches in this same
+                // request go in first, or the drain could not free that sequence's chunks.
+                applyPatchesOfStoredChunks(producer, request);
+            }
             drainIntoFile.accept(owner);
         }
+    }
+
+    /** Applies the request's patches not applied yet whose chunk is stored, in their order. */
+    private void applyPatchesOfStoredChunks(ProducerState producer, CommitRequest request) {
+        List<CommitRequest.Patch> patches = request.patches();
+        for (int i = 0; i < patches.size(); i++) {
+            CommitRequest.Patch patch = patches.get(i);
+            if (!patchesApplied.get(i) && isStored(producer, patch)) {
+                applyPatch(producer, patch);
+                patchesApplied.set(i);
+            }
+        }
+    }
+
+    private boolean isStored(ProducerState producer, CommitRequest.Patch patch) {
+        Integer target = producer.writerTargets.get(patch.writerId());
+        TraceBuffer buffer = target == null ? null : bufferFor(producer, target);
+        return buffer != null && buffer.holdsChunk(producer.id, patch.writerId(), patch.chunkId());
     }
 
     /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
@@ -149,7 +185,7 @@ final class ChunkMover {
                 // stays the producer's to hand over; that later commit finds it where it expects it.
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null) {
-                    makeRoom(buffer, session, snapshot.length());
+                    makeRoom(producer, null, buffer, session, snapshot.length());
                     buffer.copyChunk(producer.id, snapshot.writerId(), snapshot.chunkId(), snapshot.packetsWord(),
                             snapshot.payload(), 0, snapshot.length(), snapshot.complete());
                 }

@@ -96,7 +96,7 @@ final class SessionOutput {
      * while the session stops (its last flush and scrape still move chunks in), until it is disabled.
      */
     void writeIntoFile(TracingSession session) {
-        if (session.file == null || session.state == TracingSession.State.DISABLED) {
+        if (session.file == null || session.state == TracingSession.State.DISABLED || session.fileWritesStopped) {
             return;
         }
         try {
@@ -105,6 +105,7 @@ final class SessionOutput {
         } catch (UncheckedIOException | IOException e) {
             LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
                     session.config.getOutputPath(), e);
+            session.fileWritesStopped = true;
             stopSession.accept(session);
             return;
         }
@@ -112,6 +113,7 @@ final class SessionOutput {
         if (max > 0 && session.file.bytes() >= max) {
             LOG.warn("jtrace: session {}: {} reached max_file_size_bytes ({}); stopping the session", session.id,
                     session.config.getOutputPath(), max);
+            session.fileWritesStopped = true;
             stopSession.accept(session);
         }
     }

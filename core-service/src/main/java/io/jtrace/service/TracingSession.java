@@ -56,6 +56,12 @@ final class TracingSession {
     final CompletableFuture<Void> disabled = new CompletableFuture<>();
     /** Where the session streams its packets when the config says write_into_file, else null. */
     TraceFileWriter file;
+    /**
+     * The file failed or reached max_file_size_bytes: the session is stopping, and until it ends (one
+     * last read in finishFile) nothing more is written, so a stop that moves many chunks neither retries
+     * a broken file per chunk nor grows a capped one.
+     */
+    boolean fileWritesStopped;
     State state = State.STARTED;
     boolean headerPacketsEmitted;
     final List<ScheduledFuture<?>> timers = new ArrayList<>();

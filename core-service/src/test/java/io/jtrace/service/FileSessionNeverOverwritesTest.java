@@ -20,6 +20,7 @@ import io.jtrace.shm.writer.CommitRequest;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,6 +45,40 @@ class FileSessionNeverOverwritesTest {
 
     @Test
     void oneCommitOfSixTimesTheBufferReachesTheFileWhole() throws Exception {
+        Burst burst = burst(0);
+        assertEquals(burst.packets, burst.inOrder(), "every packet of the burst is in the file");
+        TraceStats.BufferStats stats = burst.stats();
+        assertEquals(0, stats.getChunksOverwritten(), "chunks overwritten");
+        assertTrue(stats.getBytesWritten() > 5L * BUFFER_KB * 1024, "the burst is several times the buffer: " + stats);
+    }
+
+    /**
+     * The writer left a size open in the burst's first chunk and sent the patch in the same commit: until
+     * patched, that chunk stops its sequence's read-out, so the patch must go in before the buffer is
+     * drained to make room, or nothing of the sequence could be drained and the ring would overwrite it.
+     */
+    @Test
+    void aChunkWaitingForAPatchInTheSameCommitIsPatchedBeforeTheBufferIsDrained() throws Exception {
+        Burst burst = burst(0, 0);
+        assertEquals(burst.packets, burst.inOrder(), "every packet of the burst is in the file");
+        TraceStats.BufferStats stats = burst.stats();
+        assertEquals(0, stats.getChunksOverwritten(), "chunks overwritten");
+        assertEquals(0, stats.getPatchesFailed(), "patches failed");
+        assertEquals(1, stats.getPatchesSucceeded(), "patches applied");
+    }
+
+    /** A file that reached max_file_size_bytes gets no more writes while the session stops, however much is committed. */
+    @Test
+    void aFileAtItsSizeLimitStopsGrowingWhileTheSessionStops() throws Exception {
+        long max = 100_000;
+        Burst burst = burst(max);
+        long size = Files.size(burst.file);
+        // The write that crossed the limit (at most a buffer's worth) and the last read at the end.
+        assertTrue(size < max + 2L * BUFFER_KB * 1024 + 4096, "file of " + size + " bytes for a limit of " + max);
+    }
+
+    /** One commit of {@link #PAGES} full chunks; {@code needsPatch} chunks are flagged and patched in the same commit. */
+    private Burst burst(long maxFileSize, int... needsPatch) throws Exception {
         TracingService service = closer.add(new TracingService(
                 new ServiceConfig(2 * 1024 * 1024, 4096, dir, 4, 1L << 30, 5000)));
         HostileProducer producer = HostileProducer.connect(service, "raw", 1000, 1000, "raw");
@@ -52,36 +87,49 @@ class FileSessionNeverOverwritesTest {
         await(consumer.enableTracing(TraceConfig.newBuilder()
                 .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(BUFFER_KB))
                 .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("raw")))
-                .setWriteIntoFile(true).setOutputPath(file.toString())
+                .setWriteIntoFile(true).setOutputPath(file.toString()).setMaxFileSizeBytes(maxFileSize)
                 .build()));
         int target = await(producer.started).getTargetBuffer();
         producer.endpoint.registerTraceWriter(WRITER, target);
 
         SharedMemoryAbi abi = new SharedMemoryAbi(producer.smb);
-        CommitRequest burst = new CommitRequest(PAGES);
+        CommitRequest request = new CommitRequest(PAGES);
         long packets = 0;
         for (int page = 0; page < PAGES; page++) {
-            packets = fillChunk(abi, page, packets);
-            burst.add(page, 0, target);
-        }
-        producer.endpoint.commit(burst);
-        await(consumer.disableTracing());
-
-        List<TracePacket> trace = Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
-        long next = 0;
-        for (TracePacket p : trace) {
-            if (p.hasTrackEvent() && p.getTrackEvent().getName().equals("raw")) {
-                assertEquals(next++, p.getTimestamp(), "packets in the order written, none missing");
+            int thisPage = page;
+            boolean flagged = Arrays.stream(needsPatch).anyMatch(p -> p == thisPage);
+            int sizeField = abi.chunkOffset(page, PageLayout.DIV1, 0) + ChunkHeader.SIZE;
+            packets = fillChunk(abi, page, packets, flagged);
+            request.add(page, 0, target);
+            if (flagged) {
+                // Writes the first packet's size again, as the writer does when it finishes a packet late.
+                request.addPatch(new CommitRequest.Patch(WRITER, page, 0, abi.smb().buffer().getInt(sizeField), false));
             }
         }
-        assertEquals(packets, next, "every packet of the burst is in the file");
-        TraceStats.BufferStats stats = ServiceTesting.traceStats(trace).getBufferStats(0);
-        assertEquals(0, stats.getChunksOverwritten(), "chunks overwritten");
-        assertTrue(stats.getBytesWritten() > 5L * BUFFER_KB * 1024, "the burst is several times the buffer: " + stats);
+        producer.endpoint.commit(request);
+        await(consumer.disableTracing());
+        return new Burst(file, packets, Trace.parseFrom(Files.readAllBytes(file)).getPacketList());
+    }
+
+    private record Burst(Path file, long packets, List<TracePacket> trace) {
+        /** The burst's packets found in the file, checking they are in the order written. */
+        long inOrder() {
+            long next = 0;
+            for (TracePacket p : trace) {
+                if (p.hasTrackEvent() && p.getTrackEvent().getName().equals("raw")) {
+                    assertEquals(next++, p.getTimestamp(), "packets in the order written, none missing");
+                }
+            }
+            return next;
+        }
+
+        TraceStats.BufferStats stats() {
+            return ServiceTesting.traceStats(trace).getBufferStats(0);
+        }
     }
 
     /** Fills page {@code page} as one COMPLETE chunk (id = page) of packets numbered from {@code first}; returns the next number. */
-    private static long fillChunk(SharedMemoryAbi abi, int page, long first) {
+    private static long fillChunk(SharedMemoryAbi abi, int page, long first, boolean needsPatching) {
         ByteBuffer smb = abi.smb().buffer();
         smb.putInt(abi.pageOffset(page), PageHeader.withChunkState(PageHeader.withLayout(PageLayout.DIV1), 0,
                 ChunkState.COMPLETE));
@@ -104,7 +152,8 @@ class FileSessionNeverOverwritesTest {
             n++;
         }
         smb.putInt(base, page);
-        smb.putInt(base + 4, ChunkHeader.writerAndPackets(WRITER, ChunkHeader.packetsWord(count, 0)));
+        smb.putInt(base + 4, ChunkHeader.writerAndPackets(WRITER,
+                ChunkHeader.packetsWord(count, needsPatching ? ChunkHeader.FLAG_NEEDS_PATCHING : 0)));
         return n;
     }
 }

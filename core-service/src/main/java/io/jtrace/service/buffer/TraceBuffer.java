@@ -405,6 +405,12 @@ public final class TraceBuffer {
         return true;
     }
 
+    /** Whether the chunk is stored and not yet read (a patch for it would apply). */
+    public boolean holdsChunk(int producerId, int writerId, int chunkId) {
+        SequenceState seq = sequences.get(new SequenceKey(producerId, writerId));
+        return seq != null && seq.anyChunk && seq.chunks.find(ordinalOf(seq, chunkId)) != null;
+    }
+
     /** Chunk ids increase by one per chunk and wrap at 2^32: place {@code chunkId} relative to the newest seen. */
     private static long ordinalOf(SequenceState seq, int chunkId) {
         if (!seq.anyChunk) {

@@ -232,7 +232,7 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         PendingTrack t = pending.computeIfAbsent(track, k -> new PendingTrack(source));
         if (t.oneSequence && source != t.firstSource) {
             t.oneSequence = false;
-            t.edges.addAll(t.orphanEnds);
+            t.edges.addAll(0, t.orphanEnds); // they came before the open begins: first among equal times
             t.orphanEnds.clear();
         }
         if (t.oneSequence) {
@@ -309,7 +309,7 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         }
         finished = true;
         for (Map.Entry<Long, PendingTrack> e : pending.entrySet()) {
-            e.getValue().edges.addAll(e.getValue().orphanEnds);
+            e.getValue().edges.addAll(0, e.getValue().orphanEnds);
             pairsUpInTime(e.getValue().edges);
             match(e.getKey(), e.getValue().edges);
         }
