@@ -133,15 +133,19 @@ final class ChunkMover {
     }
 
     private boolean isStored(ProducerState producer, CommitRequest.Patch patch) {
-        Integer target = producer.writerTargets.get(patch.writerId());
-        TraceBuffer buffer = target == null ? null : bufferFor(producer, target);
+        TraceBuffer buffer = bufferOf(producer, patch);
         return buffer != null && buffer.holdsChunk(producer.id, patch.writerId(), patch.chunkId());
+    }
+
+    /** The buffer a patch's writer writes into, or null when the producer has no business with one. */
+    private TraceBuffer bufferOf(ProducerState producer, CommitRequest.Patch patch) {
+        Integer target = producer.writerTargets.get(patch.writerId());
+        return target == null ? null : bufferFor(producer, target);
     }
 
     /** Patches go to the buffer the writer writes into; a patch for anything else is refused. */
     private void applyPatch(ProducerState producer, CommitRequest.Patch patch) {
-        Integer target = producer.writerTargets.get(patch.writerId());
-        TraceBuffer buffer = target == null ? null : bufferFor(producer, target);
+        TraceBuffer buffer = bufferOf(producer, patch);
         if (buffer == null) {
             refusedPatches++;
             return;

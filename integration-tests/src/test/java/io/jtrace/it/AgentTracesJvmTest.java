@@ -39,10 +39,9 @@ class AgentTracesJvmTest {
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
     void traceHoldsEveryAppSliceNamedThreadTracksAndEveryGc(String jdk) throws Exception {
         Path trace = dir.resolve("app.pftrace");
-        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=" + trace, dir,
-                AppWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(SLICES_PER_THREAD),
-                String.valueOf(EXPLICIT_GCS));
-        assertEquals(0, result.exitCode(), () -> "child failed: " + result.stderr());
+        ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,file=" + trace, trace, dir,
+                ChildJvm.DEFAULT_JVM_FLAGS, ChildJvm.DEFAULT_TIMEOUT, AppWorkload.class.getName(),
+                String.valueOf(THREADS), String.valueOf(SLICES_PER_THREAD), String.valueOf(EXPLICIT_GCS));
         assertEquals("", result.stderr(), "a traced JVM's stderr holds nothing from the agent (JDK 25: no sun.misc.Unsafe warnings)");
         Map<String, Long> reported = result.report();
         assertEquals(Set.of("SLICES", "GCS"), reported.keySet(),

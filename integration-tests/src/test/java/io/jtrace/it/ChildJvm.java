@@ -37,7 +37,8 @@ final class ChildJvm {
         }
     }
 
-    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+    static final List<String> DEFAULT_JVM_FLAGS = List.of("-Xmx256m");
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
     private static final int TAIL_CHARS = 4000;
 
     static Path agentJar() {
@@ -64,7 +65,23 @@ final class ChildJvm {
 
     static Result run(Path java, String agentOptions, Path workDir, String mainClass, String... args)
             throws IOException, InterruptedException {
-        return run(java, agentOptions, workDir, List.of("-Xmx256m"), DEFAULT_TIMEOUT, mainClass, args);
+        return run(java, agentOptions, workDir, DEFAULT_JVM_FLAGS, DEFAULT_TIMEOUT, mainClass, args);
+    }
+
+    /**
+     * Runs a child that must leave {@code trace} behind: fails the test, with the ends of the child's
+     * output, when it exits with an error or writes no trace, since nothing the trace could show would
+     * explain that.
+     */
+    static Result runTraced(Path java, String agentOptions, Path trace, Path workDir, List<String> jvmFlags,
+            Duration timeout, String mainClass, String... args) throws IOException, InterruptedException {
+        Result result = run(java, agentOptions, workDir, jvmFlags, timeout, mainClass, args);
+        if (result.exitCode() != 0 || !Files.isRegularFile(trace)) {
+            throw new AssertionError("child exited with " + result.exitCode()
+                    + (Files.isRegularFile(trace) ? "" : " and wrote no trace " + trace)
+                    + "\nstdout tail:\n" + tail(result.stdout()) + "\nstderr tail:\n" + tail(result.stderr()));
+        }
+        return result;
     }
 
     /**

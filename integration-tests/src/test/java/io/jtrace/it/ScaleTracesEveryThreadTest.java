@@ -3,7 +3,6 @@ package io.jtrace.it;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jtrace.agent.AgentOptions;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
@@ -147,12 +146,8 @@ class ScaleTracesEveryThreadTest {
         args.add(String.valueOf(threads));
         args.addAll(List.of(modeArgs));
         args.add(String.valueOf(perThread));
-        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=" + trace, dir, jvmFlags, CHILD_TIMEOUT,
-                ScaleWorkload.class.getName(), args.toArray(String[]::new));
-        if (result.exitCode() != 0 || !Files.isRegularFile(trace)) {
-            fail("child exited with " + result.exitCode() + (Files.isRegularFile(trace) ? "" : " and wrote no trace")
-                    + "\nstdout tail:\n" + ChildJvm.tail(result.stdout()) + "\nstderr tail:\n" + ChildJvm.tail(result.stderr()));
-        }
+        ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,file=" + trace, trace, dir, jvmFlags,
+                CHILD_TIMEOUT, ScaleWorkload.class.getName(), args.toArray(String[]::new));
         ScaleTrace scan = new ScaleTrace(shape, threads, perThread, result.pid());
         long decodeStart = System.nanoTime();
         TrackEventDecoder decoder = TrackEventDecoder.decode(trace, scan);

@@ -252,19 +252,22 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             exit(s);
             return null;
         }
-        if (s.needsRestart(session.generation())) {
+        // One volatile read of the generation for the whole event: the restart and the description below
+        // then start from the same generation the check saw.
+        int generation = session.generation();
+        if (s.needsRestart(generation)) {
             // The service asked for it, or this writer lost packets: whatever this sequence interned or
             // described may be gone from the trace, so start over. Without this, trace_processor would
             // drop every later event of the sequence that refers to lost interned names.
-            if (!restart(s, t, session, timestamp)) {
+            if (!restart(s, t, session, generation, timestamp)) {
                 // Its header did not fit (SMB full): an event after it could not be decoded. It is lost.
                 session.lostWithoutWriter();
                 exit(s);
                 return null;
             }
         }
-        if (s.pooled() && t.describedGeneration != session.generation()) {
-            describeThreadOnPooled(s, t, session);
+        if (s.pooled() && t.describedGeneration != generation) {
+            describeThreadOnPooled(s, t, session, generation);
         }
         return s;
     }
@@ -318,8 +321,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * interning and starts its incremental clock at the timestamp of the event about to be written.
      * Returns whether all of it reached the SMB; if not, the next event restarts the sequence again.
      */
-    private boolean restart(Sequence s, ThreadState t, ActiveSession session, long timestamp) {
-        s.clearIncrementalState(session.generation(), timestamp);
+    private boolean restart(Sequence s, ThreadState t, ActiveSession session, int generation, long timestamp) {
+        s.clearIncrementalState(generation, timestamp);
         ProtoWriter p = s.writer.beginPacket();
         SequenceHeader.writeIncremental(p, s.defaultTrack, timestamp);
         s.writer.endPacket();
@@ -330,12 +333,16 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             s.writer.endPacket();
         }
         long dropped = s.writer.droppedPackets() - s.drops;
+        if (dropped == 0) {
+            return true;
+        }
+        // Only on a loss: LongAdder.add does a CAS on a cell every thread shares even for 0.
         session.nonEventsDropped(dropped);
-        return dropped == 0;
+        return false;
     }
 
     /** A pooled sequence carries other threads' events too: describe this thread's track once per generation. */
-    private void describeThreadOnPooled(Sequence s, ThreadState t, ActiveSession session) {
+    private void describeThreadOnPooled(Sequence s, ThreadState t, ActiveSession session, int generation) {
         long dropsBefore = s.writer.droppedPackets();
         ProtoWriter p = s.writer.beginPacket();
         if (t.virtual) {
@@ -346,7 +353,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
         s.writer.endPacket();
         if (s.writer.droppedPackets() == dropsBefore) {
-            t.describedGeneration = session.generation();
+            t.describedGeneration = generation;
         } else {
             session.nonEventsDropped(1);
         }

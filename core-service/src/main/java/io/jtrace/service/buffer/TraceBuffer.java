@@ -298,17 +298,17 @@ public final class TraceBuffer {
         while (!byAge.isEmpty() && byAge.peekFirst().dead) {
             recycle(byAge.pollFirst());
         }
-        return !byAge.isEmpty() && byAge.peekFirst().vstart + capacity < endOfNext(length);
+        return !byAge.isEmpty() && byAge.peekFirst().vstart + capacity < startOfNext(length) + length;
     }
 
-    /** Where a chunk of {@code length} bytes stored now would end on the virtual stream (a chunk never wraps). */
-    private long endOfNext(int length) {
+    /** Where a chunk of {@code length} bytes stored now would start on the virtual stream. */
+    private long startOfNext(int length) {
         long start = writeV;
         int ringOffset = (int) (start % capacity);
         if (ringOffset + length > capacity) {
-            start += capacity - ringOffset;
+            start += capacity - ringOffset; // a chunk never wraps: skip the tail
         }
-        return start + length;
+        return start;
     }
 
     /**
@@ -316,11 +316,7 @@ public final class TraceBuffer {
      * start, overwriting the oldest chunks in RING mode; -1 when DISCARD mode finds unread chunks there.
      */
     private long reserve(int length) {
-        long start = writeV;
-        int ringOffset = (int) (start % capacity);
-        if (ringOffset + length > capacity) {
-            start += capacity - ringOffset; // a chunk never wraps: skip the tail
-        }
+        long start = startOfNext(length);
         long end = start + length;
         // A chunk is overwritten when the new bytes reach its position one lap later.
         while (!byAge.isEmpty() && byAge.peekFirst().vstart + capacity < end) {
@@ -387,8 +383,7 @@ public final class TraceBuffer {
      * (counting a failed patch) for an unknown chunk or an offset outside it.
      */
     public boolean applyPatch(int producerId, int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {
-        SequenceState seq = sequences.get(new SequenceKey(producerId, writerId));
-        ChunkRecord chunk = seq == null || !seq.anyChunk ? null : seq.chunks.find(ordinalOf(seq, chunkId));
+        ChunkRecord chunk = stored(producerId, writerId, chunkId);
         if (chunk == null || offset < 0 || offset > chunk.size - 4) {
             counters.patchesFailed++;
             return false;
@@ -407,8 +402,13 @@ public final class TraceBuffer {
 
     /** Whether the chunk is stored and not yet read (a patch for it would apply). */
     public boolean holdsChunk(int producerId, int writerId, int chunkId) {
+        return stored(producerId, writerId, chunkId) != null;
+    }
+
+    /** A live writer's stored, unread chunk, or null. */
+    private ChunkRecord stored(int producerId, int writerId, int chunkId) {
         SequenceState seq = sequences.get(new SequenceKey(producerId, writerId));
-        return seq != null && seq.anyChunk && seq.chunks.find(ordinalOf(seq, chunkId)) != null;
+        return seq == null || !seq.anyChunk ? null : seq.chunks.find(ordinalOf(seq, chunkId));
     }
 
     /** Chunk ids increase by one per chunk and wrap at 2^32: place {@code chunkId} relative to the newest seen. */

@@ -5,7 +5,7 @@ package io.jtrace.service.buffer;
  * through here: the common one-byte case costs one load and one test, and the rest is unrolled (a loop
  * with a bound check per byte was the read-out's largest per-packet cost).
  */
-final class Varints {
+public final class Varints {
     private Varints() {}
 
     /** Varint at {@code pos} before {@code end}: (bytes used << 32 | value), or -1 if malformed, truncated or ≥ 2^31. */
@@ -72,7 +72,8 @@ final class Varints {
         return put(dst, pos, value);
     }
 
-    static int put(byte[] dst, int pos, long value) {
+    /** Writes {@code value} as a varint at {@code pos}; returns the position after it. */
+    public static int put(byte[] dst, int pos, long value) {
         while ((value & ~0x7FL) != 0) {
             dst[pos++] = (byte) ((value & 0x7F) | 0x80);
             value >>>= 7;

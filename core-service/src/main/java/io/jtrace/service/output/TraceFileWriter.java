@@ -1,6 +1,7 @@
 package io.jtrace.service.output;
 
 import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.buffer.Varints;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -52,14 +53,8 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
             if (buffered + FRAME_HEADER_MAX + length > BUFFER_SIZE) {
                 drain();
             }
-            int at = buffered;
-            buffer[at++] = (byte) TRACE_PACKET_TAG;
-            int v = length;
-            while ((v & ~0x7F) != 0) {
-                buffer[at++] = (byte) ((v & 0x7F) | 0x80);
-                v >>>= 7;
-            }
-            buffer[at++] = (byte) v;
+            buffer[buffered] = (byte) TRACE_PACKET_TAG;
+            int at = Varints.put(buffer, buffered + 1, length);
             bytes += at - buffered + length;
             if (length > BUFFER_SIZE - FRAME_HEADER_MAX) {
                 buffered = at;

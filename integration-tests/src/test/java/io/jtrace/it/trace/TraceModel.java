@@ -25,7 +25,6 @@ public final class TraceModel {
     public final List<SliceRecord> slices = new ArrayList<>();
     public final List<CounterSample> counters = new ArrayList<>();
     public final List<String> problems;
-    public final LossSummary losses;
     public int packetsWithoutSequenceId;
     public int firstClockSnapshot = -1;
     public int firstTimestampedTrackEvent = -1;
@@ -59,7 +58,6 @@ public final class TraceModel {
             }
         });
         this.problems = decoder.problems();
-        this.losses = decoder.losses();
         this.packetsWithoutSequenceId = (int) decoder.packetsWithoutSequenceId();
     }
 

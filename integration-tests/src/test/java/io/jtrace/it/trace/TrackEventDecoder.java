@@ -131,7 +131,6 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
     private long problemCount;
     private long packets;
     private long packetsWithoutSequenceId;
-    private long trackEvents;
     private long eventsSkippedForLostState;
     private long unmatchedEnds;
     private long unendedSlices;
@@ -193,7 +192,6 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
             }
         }
         if (p.hasTrackEvent()) {
-            trackEvents++;
             if ((p.getSequenceFlags() & 2) != 0 && !seq.valid) {
                 eventsSkippedForLostState++;
                 problem("packet " + index + " needs incremental state its sequence "
@@ -263,6 +261,11 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
             return;
         }
         Edge b = t.edges.remove(t.edges.size() - 1);
+        if (edge.timestamp() < b.timestamp()) {
+            // One sequence writes in time order, so this is a bad timestamp, not events read out of order.
+            problem("slice " + b.name() + " on track " + track + " ends at " + edge.timestamp() + ", before it begins at "
+                    + b.timestamp());
+        }
         listener.slice(track, b.name(), b.categories(), b.timestamp(), edge.timestamp());
         if (t.edges.isEmpty() && t.orphanEnds.isEmpty()) {
             pending.remove(track);
@@ -342,10 +345,6 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
 
     public long packetsWithoutSequenceId() {
         return packetsWithoutSequenceId;
-    }
-
-    public long trackEvents() {
-        return trackEvents;
     }
 
     /** Track events dropped because their sequence's interned state was lost (what the UI would not show). */

@@ -65,6 +65,7 @@ class TrackEventDecoderTest {
         // Matched as they came: nothing waits for the orphan end to be resolved.
         assertEquals(1000, slices.size());
         assertEquals(new Slice(TRACK, "tick", 20, 25), slices.get(0));
+        assertEquals(0, decoder.unmatchedEnds(), "the orphan end is counted only once finish() knows no begin comes");
         decoder.finish();
         assertEquals(1000, slices.size());
         assertEquals(1, decoder.unmatchedEnds());
@@ -101,6 +102,28 @@ class TrackEventDecoderTest {
         decoder.finish();
         assertEquals(List.of(new Slice(TRACK, "a", 5005, 5012), new Slice(TRACK, "b", 4000, 5013)), slices);
         assertEquals(0, decoder.problemCount(), decoder.problems().toString());
+    }
+
+    @Test
+    void afterALossASequencesEventsAreSkippedAndCountedUntilItsNextClear() {
+        feed(clear(1, "tick"));
+        feed(event(1, 10, TrackEvent.Type.TYPE_SLICE_BEGIN, 1).toBuilder().setPreviousPacketDropped(1).build());
+        feed(event(1, 20, TrackEvent.Type.TYPE_SLICE_END, 0));
+        feed(clear(1, "tock"));
+        feed(event(1, 30, TrackEvent.Type.TYPE_SLICE_BEGIN, 1));
+        feed(event(1, 40, TrackEvent.Type.TYPE_SLICE_END, 0));
+        decoder.finish();
+        assertEquals(2, decoder.eventsSkippedForLostState());
+        assertEquals(List.of(new Slice(TRACK, "tock", 30, 40)), slices);
+    }
+
+    @Test
+    void anEndBeforeItsBeginOnOneSequenceIsAProblem() {
+        feed(clear(1, "tick"));
+        feed(event(1, 20, TrackEvent.Type.TYPE_SLICE_BEGIN, 1));
+        feed(event(1, 10, TrackEvent.Type.TYPE_SLICE_END, 0));
+        decoder.finish();
+        assertTrue(decoder.problems().stream().anyMatch(p -> p.contains("before it begins")), decoder.problems().toString());
     }
 
     private void feed(TracePacket packet) {

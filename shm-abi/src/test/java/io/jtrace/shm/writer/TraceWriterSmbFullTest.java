@@ -88,8 +88,17 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         assertFalse(w.dropIfSmbFull(), "a chunk may have been freed: the writer must look");
         rig.giveBack(stolen);
         write(w, small(2));
+        // The SMB known full again, while w still holds the chunk it just took: only holding it keeps w writing.
+        stolen = rig.stealAllChunks();
+        TraceWriter other = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
+        write(other, small(9));
+        assertTrue(other.dropIfSmbFull(), "the SMB is known full");
         assertFalse(w.dropIfSmbFull(), "a writer with a chunk writes");
+        other.beginPacket();
+        assertFalse(other.dropIfSmbFull(), "a packet already open is not dropped again");
+        other.abortPacket();
         rig.flush(w);
+        rig.giveBack(stolen);
         assertEquals(2, w.droppedPackets());
         assertEquals(List.of(LOSS, small(2)), rig.sequence(w.writerId()).assertWellFormed().timeline());
     }

@@ -8,8 +8,12 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a jtrace trace file holds, read at the protobuf wire level (this jar carries no jtrace classes):
@@ -28,7 +32,7 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
         Long lostTrack = null; // a uint64 uuid: any long, negative ones included
         long lost = -1;
         Map<Long, Boolean> valid = new HashMap<>();
-        java.util.Set<Long> counted = new java.util.HashSet<>();
+        Set<Long> counted = new HashSet<>();
         Map<Long, Long> counterValues = new HashMap<>();
         try (InputStream raw = Files.newInputStream(file);
              DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 1 << 20))) {
@@ -57,7 +61,7 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                     undecodable++;
                     continue;
                 }
-                if (category.equals(p.internedCategory)) {
+                if (p.internedCategories.contains(category)) {
                     counted.add(p.sequenceId);
                 }
                 if (LOST_TRACK.equals(p.trackName)) {
@@ -100,7 +104,8 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
         long counterValue;
         long trackUuid;
         String trackName;
-        String internedCategory;
+        /** All of them: one packet may intern several, the flood's among others. */
+        final List<String> internedCategories = new ArrayList<>(1);
 
         static Packet parse(byte[] b) {
             Packet p = new Packet();
@@ -129,7 +134,7 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                                 Wire c = interned.nested();
                                 while (c.more()) {
                                     if (c.field() == 2) {
-                                        p.internedCategory = c.string();
+                                        p.internedCategories.add(c.string());
                                     } else {
                                         c.skip();
                                     }
