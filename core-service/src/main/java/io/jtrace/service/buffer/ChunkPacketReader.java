@@ -2,6 +2,9 @@ package io.jtrace.service.buffer;
 
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.proto.WireFormat;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * The read-out half of a {@link TraceBuffer}: turns a stored chunk back into packets for a sink, with
@@ -18,6 +21,9 @@ final class ChunkPacketReader {
     private static final int FIRST_PACKET_ON_SEQUENCE_FIELD = 87;
     /** Largest trailer: five fields, each a tag of at most 2 bytes and a varint of at most 10. */
     private static final int TRAILER_MAX = 64;
+
+    /** A packet's size header in the 4-byte redundant form, read as one little-endian int. */
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final BufferCounters counters;
     /**
@@ -49,13 +55,19 @@ final class ChunkPacketReader {
         withIdentity = Varints.putField(trailer, Varints.putField(trailer, sequenceOnly, TRUSTED_UID_FIELD, uid),
                 TRUSTED_PID_FIELD, pid);
         for (int i = 0; i < chunk.packetCount; i++) {
-            long sizeAndLength = Varints.read(data, pos, end);
-            if (sizeAndLength < 0) {
-                return abortChunk(seq, delivered);
+            int size = end - pos >= WireFormat.RESERVED_SIZE_BYTES
+                    ? WireFormat.decodeRedundantVarint((int) INTS.get(data, pos)) : -1;
+            if (size >= 0) {
+                pos += WireFormat.RESERVED_SIZE_BYTES;
+            } else {
+                // Not the 4-byte form our writers use: any varint is a valid size header.
+                long sizeAndLength = Varints.read(data, pos, end);
+                if (sizeAndLength < 0) {
+                    return abortChunk(seq, delivered);
+                }
+                pos += (int) (sizeAndLength >>> 32);
+                size = (int) sizeAndLength;
             }
-            int sizeLength = (int) (sizeAndLength >>> 32);
-            int size = (int) sizeAndLength;
-            pos += sizeLength;
             if (size == WireFormat.DROPPED_PACKET_SIZE) {
                 // The writer lost packets here (SMB full or an aborted packet).
                 counters.writerPacketLoss++;

@@ -561,6 +561,36 @@ class TraceBufferTest {
         assertEquals(0, stats(buffer).getAbiViolations());
     }
 
+    @Test
+    void sizeHeadersInAnyVarintFormAreRead() {
+        // Our writers use the 4-byte redundant form, which the read-out decodes as one int; a producer
+        // may use any valid varint: 1 byte, a 2- and a 3-byte redundant one, mixed with the 4-byte form.
+        byte[] a = pkt("a").toByteArray();
+        byte[] b = pkt("b").toByteArray();
+        byte[] c = pkt("c").toByteArray();
+        byte[] d = pkt("d").toByteArray();
+        int[] aHeader = {a.length};
+        int[] bHeader = {b.length | 0x80, 0};
+        int[] cHeader = {c.length | 0x80, 0x80, 0};
+        ChunkPayload payload = chunk().raw(aHeader).raw(toInts(a)).raw(bHeader).raw(toInts(b)).raw(cHeader)
+                .raw(toInts(c)).packet(pkt("x")).raw(d.length).raw(toInts(d)).count(5);
+        TraceBuffer buffer = new TraceBuffer(BIG, TraceBuffer.Policy.RING);
+        assertTrue(commit(buffer, 1, 0, payload));
+
+        List<TracePacket> packets = readFinal(buffer);
+
+        assertEquals(List.of("a", "b", "c", "x", "d"), names(packets));
+        assertEquals(0, stats(buffer).getAbiViolations());
+    }
+
+    private static int[] toInts(byte[] bytes) {
+        int[] ints = new int[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            ints[i] = bytes[i] & 0xFF;
+        }
+        return ints;
+    }
+
     // ------------------------------------------------------------------ hostile input
 
     static Stream<Named<ChunkPayload>> maliciousChunks() {
