@@ -1,6 +1,10 @@
 package io.jtrace.agent;
 
 import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.jmx.JmxDataSource;
+import io.jtrace.agent.jmx.MBeanAttributeSpec;
+import io.jtrace.agent.memory.MemoryDataSource;
+import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,16 +21,25 @@ import java.util.Set;
  *   <li>{@code duration=30s}: stop after this long (ms, s, m, h); default: at JVM exit</li>
  *   <li>{@code file=path}: where the trace goes; default {@code jtrace-<pid>-<time>.pftrace}</li>
  *   <li>{@code buffer=64m}: trace buffer size (k, m); default 32m</li>
- *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default both</li>
+ *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default all of
+ *       track_event, jvm.gc, jvm.threads, jvm.memory, jvm.jmx</li>
  *   <li>{@code categories=app+db*}: track_event categories to enable (globs); default all</li>
+ *   <li>{@code threads_period=100ms}: jvm.threads' sample period (at least 10ms)</li>
+ *   <li>{@code memory_period=1s}: jvm.memory's sample period (at least 10ms)</li>
+ *   <li>{@code jmx=java.lang:type=OperatingSystem/ProcessCpuLoad+...}: jvm.jmx's attributes, '+'-separated
+ *       {@code object-name/attribute[/key]}; a ',' inside an object name is written ';' here (the option
+ *       string is comma-separated)</li>
+ *   <li>{@code jmx_period=1s}: jvm.jmx's poll period (at least 10ms)</li>
  *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug); default warn</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
-                           List<String> categories, String logLevel) {
+                           List<String> categories, String logLevel, long threadsPeriodMillis,
+                           long memoryPeriodMillis, List<String> jmxAttributes, long jmxPeriodMillis) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
-    public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME);
+    public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME,
+            ThreadsDataSource.NAME, MemoryDataSource.NAME, JmxDataSource.NAME);
     private static final Set<String> KNOWN_SOURCES = Set.copyOf(DEFAULT_SOURCES);
     private static final Set<String> LOG_LEVELS = Set.of("off", "error", "warn", "info", "debug", "trace");
 
@@ -39,6 +52,10 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         List<String> sources = DEFAULT_SOURCES;
         List<String> categories = List.of();
         String log = "warn";
+        long threadsPeriod = ThreadsDataSource.DEFAULT_PERIOD_MS;
+        long memoryPeriod = MemoryDataSource.DEFAULT_PERIOD_MS;
+        List<String> jmx = JmxDataSource.DEFAULT_ATTRIBUTES;
+        long jmxPeriod = JmxDataSource.DEFAULT_PERIOD_MS;
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -56,7 +73,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                         start = true;
                         break;
                     case "duration":
-                        duration = parseDuration(require(key, value));
+                        duration = parseDuration(key, require(key, value));
                         break;
                     case "file":
                         file = Path.of(require(key, value));
@@ -77,16 +94,49 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                                     + ", got '" + value + "'");
                         }
                         break;
+                    case "threads_period":
+                        threadsPeriod = parsePeriod(key, require(key, value));
+                        break;
+                    case "memory_period":
+                        memoryPeriod = parsePeriod(key, require(key, value));
+                        break;
+                    case "jmx":
+                        jmx = parseJmxAttributes(require(key, value));
+                        break;
+                    case "jmx_period":
+                        jmxPeriod = parsePeriod(key, require(key, value));
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
-                                + "' (known: start, duration, file, buffer, sources, categories, log)");
+                                + "' (known: start, duration, file, buffer, sources, categories, log, threads_period,"
+                                + " memory_period, jmx, jmx_period)");
                 }
             }
         }
         if (!start && (duration > 0 || file != null)) {
             throw new IllegalArgumentException("jtrace options 'duration' and 'file' need 'start'");
         }
-        return new AgentOptions(start, duration, file, buffer, sources, categories, log);
+        return new AgentOptions(start, duration, file, buffer, sources, categories, log, threadsPeriod, memoryPeriod,
+                jmx, jmxPeriod);
+    }
+
+    /** A sampling period: a duration of at least 10 ms. */
+    static long parsePeriod(String key, String value) {
+        long millis = parseDuration(key, value);
+        if (millis < 10) {
+            throw new IllegalArgumentException("jtrace option '" + key + "' must be at least 10ms, got '" + value + "'");
+        }
+        return millis;
+    }
+
+    private static List<String> parseJmxAttributes(String value) {
+        List<String> result = new ArrayList<>();
+        for (String item : value.split("\\+")) {
+            String spec = item.trim().replace(';', ',');
+            MBeanAttributeSpec.parse(spec); // throws, naming the attribute, if it is malformed
+            result.add(spec);
+        }
+        return List.copyOf(result);
     }
 
     private static String require(String key, String value) {
@@ -97,6 +147,10 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
     }
 
     static long parseDuration(String value) {
+        return parseDuration("duration", value);
+    }
+
+    static long parseDuration(String key, String value) {
         String v = value.toLowerCase(Locale.ROOT);
         long unit;
         String number;
@@ -113,9 +167,9 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             unit = 3_600_000;
             number = v.substring(0, v.length() - 1);
         } else {
-            throw new IllegalArgumentException("jtrace option 'duration' needs a unit (ms, s, m or h), got '" + value + "'");
+            throw new IllegalArgumentException("jtrace option '" + key + "' needs a unit (ms, s, m or h), got '" + value + "'");
         }
-        long n = parsePositive("duration", value, number);
+        long n = parsePositive(key, value, number);
         return Math.multiplyExact(n, unit);
     }
 

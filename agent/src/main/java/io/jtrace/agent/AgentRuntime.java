@@ -1,10 +1,16 @@
 package io.jtrace.agent;
 
 import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.jmx.JmxDataSource;
+import io.jtrace.agent.memory.MemoryDataSource;
+import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.JvmJmxConfig;
+import io.jtrace.protos.JvmMemoryConfig;
+import io.jtrace.protos.JvmThreadsConfig;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TrackEventConfig;
 import io.jtrace.service.ProcessIdentity;
@@ -31,7 +37,8 @@ final class AgentRuntime {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
         this.service = new TracingService(ServiceConfig.defaults());
         this.producer = new ProducerClient("jvm:" + process.pid(),
-                List.of(new TrackEventDataSource(process), new GcDataSource(process)));
+                List.of(new TrackEventDataSource(process), new GcDataSource(process), new ThreadsDataSource(process),
+                        new MemoryDataSource(process), new JmxDataSource(process)));
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
     }
@@ -75,6 +82,16 @@ final class AgentRuntime {
             DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);
             if (source.equals(TrackEventDataSource.NAME) && !options.categories().isEmpty()) {
                 ds.setTrackEventConfig(TrackEventConfig.newBuilder().addAllEnabledCategories(options.categories()));
+            }
+            if (source.equals(ThreadsDataSource.NAME)) {
+                ds.setJvmThreadsConfig(JvmThreadsConfig.newBuilder().setSamplePeriodMs((int) options.threadsPeriodMillis()));
+            }
+            if (source.equals(MemoryDataSource.NAME)) {
+                ds.setJvmMemoryConfig(JvmMemoryConfig.newBuilder().setPollPeriodMs((int) options.memoryPeriodMillis()));
+            }
+            if (source.equals(JmxDataSource.NAME)) {
+                ds.setJvmJmxConfig(JvmJmxConfig.newBuilder().addAllAttributes(options.jmxAttributes())
+                        .setPollPeriodMs((int) options.jmxPeriodMillis()));
             }
             config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
         }

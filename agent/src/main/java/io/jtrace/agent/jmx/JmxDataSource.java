@@ -1,0 +1,77 @@
+package io.jtrace.agent.jmx;
+
+import io.jtrace.agent.tracks.CounterSet;
+import io.jtrace.agent.tracks.PolledSequence;
+import io.jtrace.agent.tracks.PollingInstance;
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.DataSource;
+import io.jtrace.producer.DataSourceContext;
+import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.JvmJmxConfig;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code jvm.jmx} data source: the MBean attributes its config names polled into counter tracks
+ * every {@code poll_period_ms} (default 1 s, at least 10 ms). With no attributes configured it polls
+ * {@link #DEFAULT_ATTRIBUTES}: the process's and the machine's CPU load and the open file descriptors.
+ */
+public final class JmxDataSource implements DataSource {
+    public static final String NAME = "jvm.jmx";
+    public static final int DEFAULT_PERIOD_MS = 1000;
+    public static final int MIN_PERIOD_MS = 10;
+    public static final List<String> DEFAULT_ATTRIBUTES = List.of(
+            "java.lang:type=OperatingSystem/ProcessCpuLoad",
+            "java.lang:type=OperatingSystem/SystemCpuLoad",
+            "java.lang:type=OperatingSystem/OpenFileDescriptorCount");
+
+    private final ProcessTrack process;
+
+    public JmxDataSource(ProcessTrack process) {
+        this.process = process;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public DataSourceInstance create(DataSourceContext context, DataSourceConfig config) {
+        JvmJmxConfig jmx = config.getJvmJmxConfig();
+        long period = jmx.getPollPeriodMs() == 0 ? DEFAULT_PERIOD_MS : Math.max(MIN_PERIOD_MS, jmx.getPollPeriodMs());
+        List<MBeanAttributeSpec> specs = new ArrayList<>();
+        for (String text : jmx.getAttributesCount() == 0 ? DEFAULT_ATTRIBUTES : jmx.getAttributesList()) {
+            try {
+                specs.add(MBeanAttributeSpec.parse(text));
+            } catch (IllegalArgumentException e) {
+                // A config from a file or JMX reaches here unchecked: one bad entry must not cost the others.
+                // No static logger here: AgentOptions reads DEFAULT_ATTRIBUTES before logging is configured.
+                LoggerFactory.getLogger(JmxDataSource.class).error("jtrace: {}; it is skipped", e.getMessage());
+            }
+        }
+        PolledSequence sequence = new PolledSequence(process, context);
+        MBeanAttributeSampler sampler = new MBeanAttributeSampler(ManagementFactory.getPlatformMBeanServer(), specs,
+                new CounterSet(sequence));
+        return new PollingInstance(context, sequence, period) {
+            @Override
+            protected void first(long now) {
+                poll(now);
+            }
+
+            @Override
+            protected void poll(long now) {
+                sequence.beginSample();
+                sampler.sample(now);
+            }
+
+            @Override
+            protected void last(long now) {
+                poll(now);
+            }
+        };
+    }
+}

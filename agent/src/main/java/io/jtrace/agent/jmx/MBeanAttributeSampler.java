@@ -1,0 +1,80 @@
+package io.jtrace.agent.jmx;
+
+import io.jtrace.agent.tracks.CounterSet;
+import io.jtrace.protos.CounterDescriptor;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls MBean attributes into counter tracks under the process, one per matching MBean. An attribute
+ * that is missing, fails to read or is not a number is reported once per MBean and attribute (naming
+ * both) and skipped; a pattern that matches nothing yet is polled again next period, since MBeans come
+ * and go (pools, connection pools registered late).
+ */
+final class MBeanAttributeSampler {
+    private static final Logger LOG = LoggerFactory.getLogger(MBeanAttributeSampler.class);
+
+    private final MBeanServer server;
+    private final List<MBeanAttributeSpec> specs;
+    private final CounterSet counters;
+    private final Set<String> reported = new HashSet<>();
+
+    MBeanAttributeSampler(MBeanServer server, List<MBeanAttributeSpec> specs, CounterSet counters) {
+        this.server = server;
+        this.specs = specs;
+        this.counters = counters;
+    }
+
+    void sample(long now) {
+        for (MBeanAttributeSpec spec : specs) {
+            for (ObjectName instance : server.queryNames(spec.objectName(), null)) {
+                read(spec, instance, now);
+            }
+        }
+    }
+
+    private void read(MBeanAttributeSpec spec, ObjectName instance, long now) {
+        String track = spec.trackName(instance);
+        Object value;
+        try {
+            value = server.getAttribute(instance, spec.attribute());
+            if (spec.key() != null) {
+                if (!(value instanceof CompositeData)) {
+                    reportOnce(track, "is not a composite value, so it has no key '" + spec.key() + "'");
+                    return;
+                }
+                CompositeData composite = (CompositeData) value;
+                if (!composite.containsKey(spec.key())) {
+                    reportOnce(track, "has no key '" + spec.key() + "' (keys: " + composite.getCompositeType().keySet() + ")");
+                    return;
+                }
+                value = composite.get(spec.key());
+            }
+        } catch (JMException | RuntimeException e) {
+            reportOnce(track, "cannot be read: " + e);
+            return;
+        }
+        if (value instanceof Double || value instanceof Float) {
+            counters.set(track, CounterDescriptor.Unit.UNIT_UNSPECIFIED, now, ((Number) value).doubleValue());
+        } else if (value instanceof Number) {
+            counters.set(track, CounterDescriptor.Unit.UNIT_UNSPECIFIED, now, ((Number) value).longValue());
+        } else if (value instanceof Boolean) {
+            counters.set(track, CounterDescriptor.Unit.UNIT_UNSPECIFIED, now, (Boolean) value ? 1L : 0L);
+        } else {
+            reportOnce(track, "is not numeric (" + (value == null ? "null" : value.getClass().getName()) + ")");
+        }
+    }
+
+    private void reportOnce(String track, String problem) {
+        if (reported.add(track)) {
+            LOG.warn("jtrace jvm.jmx: attribute {} {}; it is skipped", track, problem);
+        }
+    }
+}

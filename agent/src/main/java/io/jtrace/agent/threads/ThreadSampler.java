@@ -1,0 +1,254 @@
+package io.jtrace.agent.threads;
+
+import io.jtrace.agent.tracks.PolledSequence;
+import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.protos.CounterDescriptor;
+import io.jtrace.protos.TrackEvent;
+import io.jtrace.shm.proto.ProtoWriter;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import javax.management.JMException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One sample of every live platform thread, taken on the producer thread each period: a track per
+ * thread (its OS tid, so track_event's slices of the same thread land on it), a "Java state" track
+ * under it whose slices are the thread's state stretches (RUNNABLE, BLOCKED, WAITING, TIMED_WAITING),
+ * and a "CPU time" counter under it. Threads that start, end or are renamed during the session show up
+ * as instants on their state track.
+ *
+ * <p>A state stretch is written whole (begin and end) when it ends, with absolute timestamps: a stretch
+ * is then never half in the trace, whatever the ring buffer overwrote before it. A state change is seen
+ * at the first sample after it, so a stretch's edges are exact to one period.
+ */
+final class ThreadSampler {
+    private static final Logger LOG = LoggerFactory.getLogger(ThreadSampler.class);
+    static final String STATE_TRACK = "Java state";
+    static final String CPU_TRACK = "CPU time";
+
+    private final PolledSequence sequence;
+    private final ProcessTrack process;
+    private final ThreadMXBean threadBean;
+    private final boolean cpuTime;
+    /**
+     * The wait after a dump, per live thread: a dump costs about 8.5 µs per thread (1,000 threads: 8.5 ms,
+     * 2 cores, JDK 17 and 25), and dumps may take at most 0.5 % of one core, so 200 times that. Counted
+     * from the thread count rather than timed, since a young JVM's first dumps run slow.
+     */
+    static final long DUMP_WAIT_PER_THREAD_NANOS = 1_700_000L;
+    private final Map<Long, ThreadRecord> records = new HashMap<>();
+    private Thread[] live = new Thread[64];
+    private long sessionStartNanos;
+    /** No dump before this (CLOCK_MONOTONIC ns). */
+    private long nextDumpNanos;
+    /** Set when this JVM cannot dump threads (logged once): nothing more is tried. */
+    private boolean dumpUnavailable;
+    private long epoch;
+
+    ThreadSampler(PolledSequence sequence, ThreadMXBean threadBean) {
+        this.sequence = sequence;
+        this.process = sequence.process();
+        this.threadBean = threadBean;
+        this.cpuTime = threadBean.isThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
+    }
+
+    void start(long now) {
+        sessionStartNanos = now;
+        nextDumpNanos = now;
+        sample(now);
+    }
+
+    /** Every thread's state and CPU time now; threads gone since the last sample end here. */
+    void sample(long now) {
+        sequence.beginSample();
+        epoch++;
+        int count = enumerate();
+        boolean unplaced = false;
+        for (int i = 0; i < count; i++) {
+            Thread t = live[i];
+            ThreadRecord r = records.get(t.getId());
+            if (r == null || r.thread != t) {
+                r = new ThreadRecord(t);
+                records.put(r.javaId, r);
+            }
+            r.epoch = epoch;
+            unplaced |= r.tid < 0;
+        }
+        Arrays.fill(live, 0, count, null);
+        if (unplaced && !dumpUnavailable && now - nextDumpNanos >= 0) {
+            place();
+            nextDumpNanos = now + count * DUMP_WAIT_PER_THREAD_NANOS;
+        }
+        for (Iterator<ThreadRecord> it = records.values().iterator(); it.hasNext(); ) {
+            ThreadRecord r = it.next();
+            if (r.epoch != epoch) {
+                if (r.tid >= 0) {
+                    ended(r, now);
+                }
+                it.remove();
+            } else if (r.tid >= 0) {
+                sample(r, now);
+            }
+        }
+    }
+
+    /** At the session's end: every open stretch closes now. */
+    void stop(long now) {
+        sample(now);
+        for (ThreadRecord r : records.values()) {
+            if (r.tid >= 0 && r.state != null) {
+                writeStretch(r, now);
+                r.state = null;
+            }
+        }
+    }
+
+    private int enumerate() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        while (true) {
+            int n = root.enumerate(live, true);
+            if (n < live.length) {
+                return n;
+            }
+            live = new Thread[live.length * 2];
+        }
+    }
+
+    private void place() {
+        Map<Long, NativeThreadIds.Placement> placements;
+        try {
+            placements = NativeThreadIds.dump();
+        } catch (JMException | RuntimeException e) {
+            dumpUnavailable = true;
+            LOG.warn("jtrace jvm.threads: cannot learn the OS ids of threads (no Thread.print diagnostic"
+                    + " command in this JVM?); threads that do not trace themselves get no track", e);
+            return;
+        }
+        for (ThreadRecord r : records.values()) {
+            if (r.tid < 0) {
+                NativeThreadIds.Placement p = placements.get(r.javaId);
+                if (p != null) {
+                    r.place(p, process);
+                }
+            }
+        }
+    }
+
+    private void sample(ThreadRecord r, long now) {
+        String name = r.thread.getName();
+        boolean renamed = !name.equals(r.name);
+        if (renamed) {
+            sequence.forget(r.trackUuid);
+        }
+        if (sequence.needsDescriptor(r.trackUuid)) {
+            describe(r, name);
+        }
+        sequence.describeSliceTrack(r.stateUuid, r.trackUuid, STATE_TRACK);
+        if (cpuTime) {
+            sequence.describeCounter(r.cpuUuid, r.trackUuid, CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+        }
+        if (!r.announced) {
+            r.announced = true;
+            announce(r);
+        } else if (renamed) {
+            ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+            p.string(TrackEvent.NAME_FIELD_NUMBER, "renamed");
+            PolledSequence.annotation(p, "from", r.name);
+            PolledSequence.annotation(p, "to", name);
+            sequence.endEvent();
+        }
+        r.name = name;
+        Thread.State state = r.thread.getState();
+        if (state != r.state && state != Thread.State.TERMINATED && state != Thread.State.NEW) {
+            if (r.state != null) {
+                writeStretch(r, now);
+            }
+            r.state = state;
+            r.stateSince = now;
+        }
+        if (cpuTime) {
+            long cpu = threadBean.getThreadCpuTime(r.javaId);
+            if (cpu >= 0 && cpu != r.cpuNanos) {
+                r.cpuNanos = cpu;
+                sequence.counter(r.cpuUuid, now, cpu);
+            }
+        }
+    }
+
+    private void describe(ThreadRecord r, String name) {
+        ProtoWriter p = sequence.writer().beginPacket();
+        process.writeThreadDescriptor(p, r.tid, name);
+        sequence.writer().endPacket();
+    }
+
+    /** "thread start" where it started during the session; "thread" at the session's start for the others. */
+    private void announce(ThreadRecord r) {
+        boolean startedDuringSession = r.startNanos > sessionStartNanos;
+        long at = startedDuringSession ? r.startNanos : sessionStartNanos;
+        ProtoWriter p = sequence.beginEvent(at, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+        p.string(TrackEvent.NAME_FIELD_NUMBER, startedDuringSession ? "thread start" : "thread");
+        PolledSequence.annotation(p, "java_thread_id", r.javaId);
+        PolledSequence.annotation(p, "daemon", r.thread.isDaemon());
+        PolledSequence.annotation(p, "priority", r.thread.getPriority());
+        ThreadGroup group = r.thread.getThreadGroup();
+        if (group != null) {
+            PolledSequence.annotation(p, "group", group.getName());
+        }
+        sequence.endEvent();
+    }
+
+    private void ended(ThreadRecord r, long now) {
+        if (r.state != null) {
+            writeStretch(r, now);
+        }
+        ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+        p.string(TrackEvent.NAME_FIELD_NUMBER, "thread end");
+        sequence.endEvent();
+    }
+
+    private void writeStretch(ThreadRecord r, long end) {
+        ProtoWriter p = sequence.beginEvent(r.stateSince, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, r.stateUuid);
+        p.string(TrackEvent.NAME_FIELD_NUMBER, r.state.name());
+        sequence.endEvent();
+        sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, r.stateUuid);
+        sequence.endEvent();
+    }
+
+    /** What the sampler knows of one thread. */
+    private static final class ThreadRecord {
+        final Thread thread;
+        final long javaId;
+        long tid = -1;
+        long startNanos;
+        long trackUuid;
+        long stateUuid;
+        long cpuUuid;
+        String name;
+        boolean announced;
+        Thread.State state;
+        long stateSince;
+        long cpuNanos = -1;
+        long epoch;
+
+        ThreadRecord(Thread thread) {
+            this.thread = thread;
+            this.javaId = thread.getId();
+        }
+
+        void place(NativeThreadIds.Placement p, ProcessTrack process) {
+            tid = p.tid();
+            startNanos = p.startNanos();
+            trackUuid = process.threadUuid(tid);
+            stateUuid = process.namedUuid("thread-state:" + tid);
+            cpuUuid = process.namedUuid("thread-cpu:" + tid);
+            name = thread.getName();
+        }
+    }
+}

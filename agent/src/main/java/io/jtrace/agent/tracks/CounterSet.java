@@ -1,0 +1,59 @@
+package io.jtrace.agent.tracks;
+
+import io.jtrace.protos.CounterDescriptor;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Named counter tracks under the process, written through a {@link PolledSequence}: each described
+ * once per epoch, and a value written only when it differs from the last one written (a counter holds its
+ * value until the next sample in Perfetto's UI, so repeating it adds bytes and nothing else).
+ */
+public final class CounterSet {
+    private final PolledSequence sequence;
+    private final Map<String, Counter> counters = new HashMap<>();
+
+    public CounterSet(PolledSequence sequence) {
+        this.sequence = sequence;
+    }
+
+    public void set(String name, CounterDescriptor.Unit unit, long timestamp, long value) {
+        Counter c = counter(name, unit);
+        if (!c.written || c.isDouble || c.longValue != value) {
+            c.written = true;
+            c.isDouble = false;
+            c.longValue = value;
+            sequence.counter(c.uuid, timestamp, value);
+        }
+    }
+
+    public void set(String name, CounterDescriptor.Unit unit, long timestamp, double value) {
+        Counter c = counter(name, unit);
+        if (!c.written || !c.isDouble || Double.compare(c.doubleValue, value) != 0) {
+            c.written = true;
+            c.isDouble = true;
+            c.doubleValue = value;
+            sequence.counter(c.uuid, timestamp, value);
+        }
+    }
+
+    private Counter counter(String name, CounterDescriptor.Unit unit) {
+        Counter c = counters.computeIfAbsent(name, n -> new Counter(sequence.process().namedUuid("counter:" + n)));
+        if (sequence.describeCounter(c.uuid, sequence.process().uuid(), name, unit)) {
+            c.written = false; // a new epoch: what was written before may be gone with the old one
+        }
+        return c;
+    }
+
+    private static final class Counter {
+        final long uuid;
+        boolean written;
+        boolean isDouble;
+        long longValue;
+        double doubleValue;
+
+        Counter(long uuid) {
+            this.uuid = uuid;
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package io.jtrace.agent.tracks;
+
+import io.jtrace.producer.DataSourceContext;
+import io.jtrace.protos.CounterDescriptor;
+import io.jtrace.protos.DebugAnnotation;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.protos.TrackEvent;
+import io.jtrace.shm.proto.ProtoWriter;
+import io.jtrace.shm.writer.TraceWriter;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The one sequence of a polling data source (jvm.threads, jvm.memory, jvm.jmx): absolute
+ * CLOCK_MONOTONIC timestamps, tracks described once per incremental-state epoch, and a fresh header
+ * whenever the service asked for one or the writer lost packets (a lost descriptor would leave later
+ * samples on a track trace_processor does not know). Used by one thread at a time: the producer thread
+ * that runs the source's periodic task, start and stop.
+ */
+public final class PolledSequence {
+    private final ProcessTrack process;
+    private final DataSourceContext context;
+    private final Set<Long> described = new HashSet<>();
+    private TraceWriter writer;
+    /** The packet {@link #beginEvent} opened, until {@link #endEvent}. */
+    private ProtoWriter event;
+    private long drops;
+    /** Set by the producer thread's clear request, read by the same thread's next sample. */
+    private boolean clearRequested;
+
+    public PolledSequence(ProcessTrack process, DataSourceContext context) {
+        this.process = process;
+        this.context = context;
+    }
+
+    public ProcessTrack process() {
+        return process;
+    }
+
+    public void open() {
+        writer = context.newTraceWriter();
+        writeHeader();
+    }
+
+    /** Call before each sample: writes the header again when the sequence's state may be gone. */
+    public void beginSample() {
+        if (clearRequested || drops != writer.droppedPackets()) {
+            writeHeader();
+        }
+    }
+
+    private void writeHeader() {
+        ProtoWriter p = writer.beginPacket();
+        SequenceHeader.write(p, 0);
+        writer.endPacket();
+        process.writeProcessDescriptor(writer);
+        described.clear();
+        clearRequested = false;
+        drops = writer.droppedPackets();
+    }
+
+    public void clearIncrementalState() {
+        clearRequested = true;
+    }
+
+    /** True once per epoch for each track: the caller then writes its descriptor. */
+    public boolean needsDescriptor(long trackUuid) {
+        return described.add(trackUuid);
+    }
+
+    /** Forgets that a track was described, so the next {@link #needsDescriptor} asks again (a rename). */
+    public void forget(long trackUuid) {
+        described.remove(trackUuid);
+    }
+
+    public TraceWriter writer() {
+        return writer;
+    }
+
+    /**
+     * Describes (once per epoch) a counter track under {@code parentUuid}, in {@code unit}; true when it
+     * wrote the descriptor now (a new epoch: values written before may be gone with the old one).
+     */
+    public boolean describeCounter(long trackUuid, long parentUuid, String name, CounterDescriptor.Unit unit) {
+        if (!needsDescriptor(trackUuid)) {
+            return false;
+        }
+        ProtoWriter p = writer.beginPacket();
+        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
+        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
+        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, parentUuid);
+        p.string(TrackDescriptor.NAME_FIELD_NUMBER, name);
+        p.beginNested(TrackDescriptor.COUNTER_FIELD_NUMBER);
+        if (unit != CounterDescriptor.Unit.UNIT_UNSPECIFIED) {
+            p.varint(CounterDescriptor.UNIT_FIELD_NUMBER, unit.getNumber());
+        }
+        p.endNested();
+        p.endNested();
+        writer.endPacket();
+        return true;
+    }
+
+    /** Describes (once per epoch) a slice track named {@code name} under {@code parentUuid}. */
+    public void describeSliceTrack(long trackUuid, long parentUuid, String name) {
+        if (!needsDescriptor(trackUuid)) {
+            return;
+        }
+        ProtoWriter p = writer.beginPacket();
+        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
+        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
+        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, parentUuid);
+        p.string(TrackDescriptor.NAME_FIELD_NUMBER, name);
+        p.endNested();
+        writer.endPacket();
+    }
+
+    public void counter(long trackUuid, long timestamp, long value) {
+        ProtoWriter p = beginEvent(timestamp, TrackEvent.Type.TYPE_COUNTER_VALUE, trackUuid);
+        p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, value);
+        endEvent();
+    }
+
+    public void counter(long trackUuid, long timestamp, double value) {
+        ProtoWriter p = beginEvent(timestamp, TrackEvent.Type.TYPE_COUNTER_VALUE, trackUuid);
+        p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, value);
+        endEvent();
+    }
+
+    /**
+     * Opens a track event packet (slice begin/end, instant, counter) on {@code trackUuid}: the caller adds
+     * its fields (name, annotations) and calls {@link #endEvent}.
+     */
+    public ProtoWriter beginEvent(long timestamp, int type, long trackUuid) {
+        ProtoWriter p = writer.beginPacket();
+        p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
+        // The timestamp means CLOCK_MONOTONIC only through the sequence's packet defaults.
+        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
+        p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
+        p.varint(TrackEvent.TYPE_FIELD_NUMBER, type);
+        p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, trackUuid);
+        event = p;
+        return p;
+    }
+
+    public void endEvent() {
+        event.endNested();
+        event = null;
+        writer.endPacket();
+    }
+
+    public static void annotation(ProtoWriter p, String name, String value) {
+        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
+        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
+        p.string(DebugAnnotation.STRING_VALUE_FIELD_NUMBER, value);
+        p.endNested();
+    }
+
+    public static void annotation(ProtoWriter p, String name, long value) {
+        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
+        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
+        p.varint(DebugAnnotation.INT_VALUE_FIELD_NUMBER, value);
+        p.endNested();
+    }
+
+    public static void annotation(ProtoWriter p, String name, boolean value) {
+        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
+        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
+        p.bool(DebugAnnotation.BOOL_VALUE_FIELD_NUMBER, value);
+        p.endNested();
+    }
+
+    public void flush() {
+        if (writer != null) {
+            writer.flush();
+        }
+    }
+
+    public void close() {
+        if (writer != null) {
+            writer.close();
+        }
+    }
+}
