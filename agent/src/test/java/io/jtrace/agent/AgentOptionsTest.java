@@ -17,8 +17,13 @@ class AgentOptionsTest {
         AgentOptions o = AgentOptions.parse(null);
         assertFalse(o.start());
         assertEquals(AgentOptions.DEFAULT_BUFFER_BYTES, o.bufferBytes());
-        assertEquals(List.of("track_event", "jvm.gc"), o.sources());
+        assertEquals(List.of("track_event", "jvm.gc", "jvm.threads", "jvm.memory", "jvm.jmx"), o.sources());
         assertEquals("warn", o.logLevel());
+        assertEquals(100, o.threadsPeriodMillis());
+        assertEquals(1000, o.memoryPeriodMillis());
+        assertEquals(1000, o.jmxPeriodMillis());
+        assertEquals(List.of("java.lang:type=OperatingSystem/ProcessCpuLoad", "java.lang:type=OperatingSystem/SystemCpuLoad",
+                "java.lang:type=OperatingSystem/OpenFileDescriptorCount"), o.jmxAttributes());
         assertFalse(AgentOptions.parse("").start());
     }
 
@@ -82,11 +87,38 @@ class AgentOptionsTest {
         assertEquals(1024, c.getBuffers(0).getSizeKb());
         assertEquals(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER, c.getBuffers(0).getFillPolicy());
         assertEquals(5000, c.getDurationMs());
-        assertEquals(2, c.getDataSourcesCount());
+        assertEquals(5, c.getDataSourcesCount());
         assertEquals("track_event", c.getDataSources(0).getConfig().getName());
         assertEquals(List.of("app"), c.getDataSources(0).getConfig().getTrackEventConfig().getEnabledCategoriesList());
         assertEquals("jvm.gc", c.getDataSources(1).getConfig().getName());
         assertFalse(c.getDataSources(1).getConfig().hasTrackEventConfig());
+        assertEquals("jvm.threads", c.getDataSources(2).getConfig().getName());
+        assertEquals("jvm.memory", c.getDataSources(3).getConfig().getName());
+        assertEquals("jvm.jmx", c.getDataSources(4).getConfig().getName());
+    }
+
+    @Test
+    void jvmSourceOptionsReachTheirConfigs() {
+        TraceConfig c = AgentRuntime.traceConfig(AgentOptions.parse("start,sources=jvm.threads+jvm.memory+jvm.jmx,"
+                + "threads_period=20ms,memory_period=2s,jmx_period=250ms,"
+                + "jmx=java.lang:type=MemoryPool;name=*/Usage/used+java.lang:type=Threading/ThreadCount"));
+        assertEquals(20, c.getDataSources(0).getConfig().getJvmThreadsConfig().getSamplePeriodMs());
+        assertEquals(2000, c.getDataSources(1).getConfig().getJvmMemoryConfig().getPollPeriodMs());
+        assertEquals(250, c.getDataSources(2).getConfig().getJvmJmxConfig().getPollPeriodMs());
+        assertEquals(List.of("java.lang:type=MemoryPool,name=*/Usage/used", "java.lang:type=Threading/ThreadCount"),
+                c.getDataSources(2).getConfig().getJvmJmxConfig().getAttributesList());
+    }
+
+    @Test
+    void badJvmSourceOptionsNameWhatIsWrong() {
+        assertMessageNames("threads_period", "start,threads_period=5ms");
+        assertMessageNames("memory_period", "start,memory_period=fast");
+        assertMessageNames("jmx_period", "start,jmx_period=0s");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AgentOptions.parse("start,jmx=java.lang:type=Memory"));
+        assertTrue(e.getMessage().contains("java.lang:type=Memory") && e.getMessage().contains("no attribute"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("start,jmx=:::/X"));
+        assertTrue(e.getMessage().contains(":::/X"), e.getMessage());
     }
 
     @Test
