@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -29,6 +31,15 @@ import org.slf4j.LoggerFactory;
 final class AgentRuntime {
     static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
     private static AgentRuntime instance;
+    /**
+     * The thread the polling data sources (jvm.threads, jvm.memory, jvm.jmx) sample on: off the producer
+     * thread, which must stay free to answer flushes. A daemon: it never keeps the host JVM alive.
+     */
+    private static final ScheduledExecutorService SAMPLER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "jtrace-sampler");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final TracingService service;
     private final ProducerClient producer;
@@ -37,8 +48,9 @@ final class AgentRuntime {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
         this.service = new TracingService(ServiceConfig.defaults());
         this.producer = new ProducerClient("jvm:" + process.pid(),
-                List.of(new TrackEventDataSource(process), new GcDataSource(process), new ThreadsDataSource(process),
-                        new MemoryDataSource(process), new JmxDataSource(process)));
+                List.of(new TrackEventDataSource(process), new GcDataSource(process),
+                        new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
+                        new JmxDataSource(process, SAMPLER)));
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
     }

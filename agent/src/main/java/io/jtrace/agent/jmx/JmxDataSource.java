@@ -8,10 +8,11 @@ import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;
-import io.jtrace.protos.JvmJmxConfig;
 import java.lang.management.ManagementFactory;
+import io.jtrace.protos.JvmJmxConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -29,9 +30,11 @@ public final class JmxDataSource implements DataSource {
             "java.lang:type=OperatingSystem/OpenFileDescriptorCount");
 
     private final ProcessTrack process;
+    private final ScheduledExecutorService samplingThread;
 
-    public JmxDataSource(ProcessTrack process) {
+    public JmxDataSource(ProcessTrack process, ScheduledExecutorService samplingThread) {
         this.process = process;
+        this.samplingThread = samplingThread;
     }
 
     @Override
@@ -56,7 +59,7 @@ public final class JmxDataSource implements DataSource {
         PolledSequence sequence = new PolledSequence(process, context);
         MBeanAttributeSampler sampler = new MBeanAttributeSampler(ManagementFactory.getPlatformMBeanServer(), specs,
                 new CounterSet(sequence));
-        return new PollingInstance(context, sequence, period) {
+        return new PollingInstance(samplingThread, sequence, period) {
             @Override
             protected void first(long now) {
                 poll(now);

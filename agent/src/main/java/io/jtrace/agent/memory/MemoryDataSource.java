@@ -10,6 +10,7 @@ import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The {@code jvm.memory} data source: heap, non-heap, memory pools, buffer pools and loaded classes as
@@ -22,9 +23,11 @@ public final class MemoryDataSource implements DataSource {
     public static final int MIN_PERIOD_MS = 10;
 
     private final ProcessTrack process;
+    private final ScheduledExecutorService samplingThread;
 
-    public MemoryDataSource(ProcessTrack process) {
+    public MemoryDataSource(ProcessTrack process, ScheduledExecutorService samplingThread) {
         this.process = process;
+        this.samplingThread = samplingThread;
     }
 
     @Override
@@ -40,7 +43,7 @@ public final class MemoryDataSource implements DataSource {
         MemorySampler sampler = new MemorySampler(new CounterSet(sequence), ManagementFactory.getMemoryMXBean(),
                 ManagementFactory.getMemoryPoolMXBeans(), ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class),
                 ManagementFactory.getClassLoadingMXBean());
-        return new PollingInstance(context, sequence, period) {
+        return new PollingInstance(samplingThread, sequence, period) {
             @Override
             protected void first(long now) {
                 poll(now);

@@ -7,7 +7,7 @@ import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.Map;
 import javax.management.JMException;
@@ -35,19 +35,28 @@ final class ThreadSampler {
     private final ThreadMXBean threadBean;
     private final boolean cpuTime;
     /**
-     * The wait after a dump, per live thread: a dump costs about 8.5 µs per thread (1,000 threads: 8.5 ms,
-     * 2 cores, JDK 17 and 25), and dumps may take at most 0.5 % of one core, so 200 times that. Counted
-     * from the thread count rather than timed, since a young JVM's first dumps run slow.
+     * The wait after a dump, per live thread. A dump is a safepoint operation: it stops every thread for
+     * about 8.5 µs per thread (1,000 threads: 8.5 ms, 2 cores, JDK 17 and 25), so dumps may stop the
+     * JVM for at most 0.25 % of the time: 400 times that. Counted from the thread count rather than
+     * timed, since a young JVM's first dumps run slow.
      */
-    static final long DUMP_WAIT_PER_THREAD_NANOS = 1_700_000L;
-    private final Map<Long, ThreadRecord> records = new HashMap<>();
+    static final long DUMP_WAIT_PER_THREAD_NANOS = 3_400_000L;
+    /** By thread identity: no boxing of ids per thread per sample. */
+    private final Map<Thread, ThreadRecord> records = new IdentityHashMap<>();
+    /**
+     * A thread that was not RUNNABLE at this sample nor the last one has its CPU time read only every
+     * this many samples: reading it is most of a sample's cost (about 0.6 µs a thread), and most threads
+     * of a big service are parked. The counter is cumulative, so no CPU time is lost, only placed up to
+     * this many periods late.
+     */
+    static final int IDLE_CPU_READ_EVERY = 10;
     private Thread[] live = new Thread[64];
     private long sessionStartNanos;
     /** No dump before this (CLOCK_MONOTONIC ns). */
     private long nextDumpNanos;
     /** Set when this JVM cannot dump threads (logged once): nothing more is tried. */
     private boolean dumpUnavailable;
-    private long epoch;
+    private long sampleNumber;
 
     ThreadSampler(PolledSequence sequence, ThreadMXBean threadBean) {
         this.sequence = sequence;
@@ -65,17 +74,17 @@ final class ThreadSampler {
     /** Every thread's state and CPU time now; threads gone since the last sample end here. */
     void sample(long now) {
         sequence.beginSample();
-        epoch++;
+        sampleNumber++;
         int count = enumerate();
         boolean unplaced = false;
         for (int i = 0; i < count; i++) {
             Thread t = live[i];
-            ThreadRecord r = records.get(t.getId());
-            if (r == null || r.thread != t) {
+            ThreadRecord r = records.get(t);
+            if (r == null) {
                 r = new ThreadRecord(t);
-                records.put(r.javaId, r);
+                records.put(t, r);
             }
-            r.epoch = epoch;
+            r.seenInSample = sampleNumber;
             unplaced |= r.tid < 0;
         }
         Arrays.fill(live, 0, count, null);
@@ -85,7 +94,7 @@ final class ThreadSampler {
         }
         for (Iterator<ThreadRecord> it = records.values().iterator(); it.hasNext(); ) {
             ThreadRecord r = it.next();
-            if (r.epoch != epoch) {
+            if (r.seenInSample != sampleNumber) {
                 if (r.tid >= 0) {
                     ended(r, now);
                 }
@@ -144,15 +153,16 @@ final class ThreadSampler {
     private void sample(ThreadRecord r, long now) {
         String name = r.thread.getName();
         boolean renamed = !name.equals(r.name);
-        if (renamed) {
-            sequence.forget(r.trackUuid);
-        }
-        if (sequence.needsDescriptor(r.trackUuid)) {
+        if (r.describedEpoch != sequence.epoch()) {
+            r.describedEpoch = sequence.epoch();
             describe(r, name);
-        }
-        sequence.describeSliceTrack(r.stateUuid, r.trackUuid, STATE_TRACK);
-        if (cpuTime) {
-            sequence.describeCounter(r.cpuUuid, r.trackUuid, CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+            sequence.describeSliceTrack(r.stateUuid, r.trackUuid, STATE_TRACK);
+            if (cpuTime) {
+                sequence.describeCounter(r.cpuUuid, r.trackUuid, CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+                r.cpuNanos = -1; // written again in this epoch
+            }
+        } else if (renamed) {
+            describe(r, name);
         }
         if (!r.announced) {
             r.announced = true;
@@ -166,6 +176,7 @@ final class ThreadSampler {
         }
         r.name = name;
         Thread.State state = r.thread.getState();
+        boolean ranRecently = state == Thread.State.RUNNABLE || r.state == Thread.State.RUNNABLE;
         if (state != r.state && state != Thread.State.TERMINATED && state != Thread.State.NEW) {
             if (r.state != null) {
                 writeStretch(r, now);
@@ -173,7 +184,8 @@ final class ThreadSampler {
             r.state = state;
             r.stateSince = now;
         }
-        if (cpuTime) {
+        if (cpuTime && (ranRecently || r.cpuNanos < 0 || sampleNumber - r.cpuReadInSample >= IDLE_CPU_READ_EVERY)) {
+            r.cpuReadInSample = sampleNumber;
             long cpu = threadBean.getThreadCpuTime(r.javaId);
             if (cpu >= 0 && cpu != r.cpuNanos) {
                 r.cpuNanos = cpu;
@@ -235,7 +247,9 @@ final class ThreadSampler {
         Thread.State state;
         long stateSince;
         long cpuNanos = -1;
-        long epoch;
+        long cpuReadInSample;
+        int describedEpoch = -1;
+        long seenInSample;
 
         ThreadRecord(Thread thread) {
             this.thread = thread;

@@ -8,6 +8,7 @@ import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;
 import java.lang.management.ManagementFactory;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The {@code jvm.threads} data source: a track for every live platform thread, whether it traces or
@@ -21,9 +22,11 @@ public final class ThreadsDataSource implements DataSource {
     public static final int MIN_PERIOD_MS = 10;
 
     private final ProcessTrack process;
+    private final ScheduledExecutorService samplingThread;
 
-    public ThreadsDataSource(ProcessTrack process) {
+    public ThreadsDataSource(ProcessTrack process, ScheduledExecutorService samplingThread) {
         this.process = process;
+        this.samplingThread = samplingThread;
     }
 
     @Override
@@ -37,7 +40,7 @@ public final class ThreadsDataSource implements DataSource {
         long period = requested == 0 ? DEFAULT_PERIOD_MS : Math.max(MIN_PERIOD_MS, requested);
         PolledSequence sequence = new PolledSequence(process, context);
         ThreadSampler sampler = new ThreadSampler(sequence, ManagementFactory.getThreadMXBean());
-        return new PollingInstance(context, sequence, period) {
+        return new PollingInstance(samplingThread, sequence, period) {
             @Override
             protected void first(long now) {
                 sampler.start(now);

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * Named counter tracks under the process, written through a {@link PolledSequence}: each described
- * once per epoch, and a value written only when it differs from the last one written (a counter holds its
+ * once per epoch of the sequence, and a value written only when it differs from the last one written (a counter holds its
  * value until the next sample in Perfetto's UI, so repeating it adds bytes and nothing else).
  */
 public final class CounterSet {
@@ -39,7 +39,9 @@ public final class CounterSet {
 
     private Counter counter(String name, CounterDescriptor.Unit unit) {
         Counter c = counters.computeIfAbsent(name, n -> new Counter(sequence.process().namedUuid("counter:" + n)));
-        if (sequence.describeCounter(c.uuid, sequence.process().uuid(), name, unit)) {
+        if (c.describedEpoch != sequence.epoch()) {
+            sequence.describeCounter(c.uuid, sequence.process().uuid(), name, unit);
+            c.describedEpoch = sequence.epoch();
             c.written = false; // a new epoch: what was written before may be gone with the old one
         }
         return c;
@@ -47,6 +49,7 @@ public final class CounterSet {
 
     private static final class Counter {
         final long uuid;
+        int describedEpoch = -1;
         boolean written;
         boolean isDouble;
         long longValue;

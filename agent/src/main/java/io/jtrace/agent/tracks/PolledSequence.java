@@ -8,26 +8,29 @@ import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * The one sequence of a polling data source (jvm.threads, jvm.memory, jvm.jmx): absolute
- * CLOCK_MONOTONIC timestamps, tracks described once per incremental-state epoch, and a fresh header
- * whenever the service asked for one or the writer lost packets (a lost descriptor would leave later
- * samples on a track trace_processor does not know). Used by one thread at a time: the producer thread
+ * CLOCK_MONOTONIC timestamps, and a fresh header whenever the service asked for one or the writer lost
+ * packets. Each header starts a new {@link #epoch}: callers describe their tracks again in every epoch
+ * (a lost descriptor would leave later samples on a track trace_processor does not know), keeping the
+ * epoch they last described a track in next to the track, so a sample that changes nothing costs no
+ * lookup here. Used by one thread at a time: the producer thread
  * that runs the source's periodic task, start and stop.
  */
 public final class PolledSequence {
     private final ProcessTrack process;
     private final DataSourceContext context;
-    private final Set<Long> described = new HashSet<>();
     private TraceWriter writer;
     /** The packet {@link #beginEvent} opened, until {@link #endEvent}. */
     private ProtoWriter event;
     private long drops;
-    /** Set by the producer thread's clear request, read by the same thread's next sample. */
-    private boolean clearRequested;
+    private int epoch;
+    /**
+     * Set by the producer thread's clear request, read and cleared by the sampler thread's next sample:
+     * volatile, so the request needs no lock (the producer thread never waits for a sample).
+     */
+    private volatile boolean clearRequested;
 
     public PolledSequence(ProcessTrack process, DataSourceContext context) {
         this.process = process;
@@ -55,7 +58,7 @@ public final class PolledSequence {
         SequenceHeader.write(p, 0);
         writer.endPacket();
         process.writeProcessDescriptor(writer);
-        described.clear();
+        epoch++;
         clearRequested = false;
         drops = writer.droppedPackets();
     }
@@ -64,28 +67,17 @@ public final class PolledSequence {
         clearRequested = true;
     }
 
-    /** True once per epoch for each track: the caller then writes its descriptor. */
-    public boolean needsDescriptor(long trackUuid) {
-        return described.add(trackUuid);
-    }
-
-    /** Forgets that a track was described, so the next {@link #needsDescriptor} asks again (a rename). */
-    public void forget(long trackUuid) {
-        described.remove(trackUuid);
+    /** Which header the sequence is in: tracks described in an earlier one must be described again. */
+    public int epoch() {
+        return epoch;
     }
 
     public TraceWriter writer() {
         return writer;
     }
 
-    /**
-     * Describes (once per epoch) a counter track under {@code parentUuid}, in {@code unit}; true when it
-     * wrote the descriptor now (a new epoch: values written before may be gone with the old one).
-     */
-    public boolean describeCounter(long trackUuid, long parentUuid, String name, CounterDescriptor.Unit unit) {
-        if (!needsDescriptor(trackUuid)) {
-            return false;
-        }
+    /** Describes a counter track under {@code parentUuid}, in {@code unit}. */
+    public void describeCounter(long trackUuid, long parentUuid, String name, CounterDescriptor.Unit unit) {
         ProtoWriter p = writer.beginPacket();
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
         p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
@@ -98,14 +90,10 @@ public final class PolledSequence {
         p.endNested();
         p.endNested();
         writer.endPacket();
-        return true;
     }
 
-    /** Describes (once per epoch) a slice track named {@code name} under {@code parentUuid}. */
+    /** Describes a slice track named {@code name} under {@code parentUuid}. */
     public void describeSliceTrack(long trackUuid, long parentUuid, String name) {
-        if (!needsDescriptor(trackUuid)) {
-            return;
-        }
         ProtoWriter p = writer.beginPacket();
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
         p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);

@@ -1,26 +1,44 @@
 package io.jtrace.agent.tracks;
 
-import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A data source instance that samples on the producer thread every period into one
- * {@link PolledSequence}: a first sample at start, one per period, a last one at stop. A sample that
- * throws is logged once and skipped; the next period tries again (the host's MBeans are not ours to trust).
+ * A data source instance that samples every period into one {@link PolledSequence}: a first sample at
+ * start, one per period, a last one at stop. Samples run on the agent's sampler thread, not on the
+ * producer thread: a sample of thousands of threads takes milliseconds, and the producer thread must stay
+ * free to answer the service's flushes. The sequence's writer is used under the instance's lock, by the
+ * sampler thread and by the producer thread's flush and stop. A flush never waits for a sample (on a
+ * machine busy with thousands of threads the sampler thread can be off the CPU for seconds while it
+ * holds the lock): it flushes at once if the lock is free, else it leaves the flush to the sample in
+ * progress, which flushes when it ends. A sample that throws is logged once and
+ * skipped; the next period tries again (the host's MBeans are not ours to trust).
  */
 public abstract class PollingInstance implements DataSourceInstance {
     private static final Logger LOG = LoggerFactory.getLogger(PollingInstance.class);
 
-    private final DataSourceContext context;
+    private final ScheduledExecutorService sampler;
     private final PolledSequence sequence;
     private final long periodMillis;
-    private DataSourceContext.Cancellable timer;
+    private ScheduledFuture<?> timer;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by {@link #lock}: set at stop, after which no sample writes. */
+    private boolean stopped;
+    /**
+     * Set by a flush that found the lock held; read and cleared by the sample holding it, under the
+     * lock. Volatile: the flush sets it without the lock.
+     */
+    private volatile boolean flushRequested;
     private boolean failureLogged;
 
-    protected PollingInstance(DataSourceContext context, PolledSequence sequence, long periodMillis) {
-        this.context = context;
+    protected PollingInstance(ScheduledExecutorService sampler, PolledSequence sequence, long periodMillis) {
+        this.sampler = sampler;
         this.sequence = sequence;
         this.periodMillis = periodMillis;
     }
@@ -33,23 +51,63 @@ public abstract class PollingInstance implements DataSourceInstance {
 
     @Override
     public final void start() {
-        sequence.open();
-        guarded(true, false);
-        timer = context.every(periodMillis, () -> guarded(false, false));
+        lock.lock();
+        try {
+            sequence.open();
+            guarded(true, false);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            timer = sampler.scheduleWithFixedDelay(this::periodic, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("jtrace: the sampler thread is shut down; only the first and last samples are taken");
+        }
+    }
+
+    private void periodic() {
+        lock.lock();
+        try {
+            if (!stopped) {
+                guarded(false, false);
+            }
+            // Cleared before the flush; a request that comes after this read finds the lock still held,
+            // sets the flag again and is served by the next sample, one period later.
+            if (flushRequested) {
+                flushRequested = false;
+                sequence.flush();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     public final void flush() {
-        sequence.flush();
+        if (lock.tryLock()) {
+            try {
+                sequence.flush();
+            } finally {
+                lock.unlock();
+            }
+        } else {
+            flushRequested = true;
+        }
     }
 
     @Override
     public final void stop() {
         if (timer != null) {
-            timer.cancel();
+            timer.cancel(false);
         }
-        guarded(false, true);
-        sequence.close();
+        lock.lock();
+        try {
+            stopped = true;
+            guarded(false, true);
+            sequence.close();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -57,6 +115,7 @@ public abstract class PollingInstance implements DataSourceInstance {
         sequence.clearIncrementalState();
     }
 
+    /** Called with the lock held. */
     private void guarded(boolean isFirst, boolean isLast) {
         long now = System.nanoTime();
         try {
