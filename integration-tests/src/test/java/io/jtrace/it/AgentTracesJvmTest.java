@@ -8,8 +8,10 @@ import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.it.trace.TraceModel;
 import io.jtrace.it.workload.AppWorkload;
 import io.jtrace.protos.ClockSnapshot;
+import io.jtrace.protos.DebugAnnotation;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.protos.TrackEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -97,6 +99,25 @@ class AgentTracesJvmTest {
         assertTrue(reported.get("GCS") >= EXPLICIT_GCS);
         assertTrue(gcSlices >= reported.get("GCS"),
                 "GC slices " + gcSlices + " < collections counted by the child " + reported.get("GCS"));
+        // Each GC also moves the heap counter (before at its start, after at its end) and names every
+        // pool's bytes before and after; GC tracks sit under the process.
+        assertTrue(model.countersOnTracksNamed("heap used at GC").size() >= reported.get("GCS"), "heap counter at each GC");
+        TrackEvent gcBegin = model.packets.stream().filter(p -> p.hasTrackEvent() && p.getTrackEvent().getCategoriesList().contains("gc"))
+                .map(TracePacket::getTrackEvent).findFirst().orElseThrow();
+        Set<String> annotations = gcBegin.getDebugAnnotationsList().stream().map(DebugAnnotation::getName).collect(Collectors.toSet());
+        assertTrue(annotations.containsAll(Set.of("cause", "gc_id", "heap_used_before", "heap_used_after")), annotations::toString);
+        assertTrue(annotations.stream().anyMatch(a -> a.endsWith(" before")) && annotations.stream().anyMatch(a -> a.endsWith(" after")),
+                () -> "per-pool annotations: " + annotations);
+        TrackDescriptor process = model.packets.stream().filter(p -> p.hasTrackDescriptor() && p.getTrackDescriptor().hasProcess())
+                .map(TracePacket::getTrackDescriptor).filter(d -> d.getProcess().getCmdlineCount() > 0).findFirst()
+                .orElseThrow(() -> new AssertionError("no process descriptor with a command line"));
+        assertTrue(model.tracks.values().stream().filter(d -> d.getName().startsWith("GC: "))
+                .allMatch(d -> d.getParentUuid() == process.getUuid()), "GC tracks under the process");
+        assertEquals(result.pid(), process.getProcess().getPid());
+        assertEquals(AppWorkload.class.getName(), process.getProcess().getProcessName());
+        assertTrue(process.getProcess().getCmdlineList().contains(AppWorkload.class.getName()), process.toString());
+        assertTrue(process.getProcess().getProcessLabelsList().stream().anyMatch(l -> l.startsWith("jvm: ")
+                && l.contains(System.getProperty("java.vm.name").split(" ")[0])), process.toString());
 
         // Clocks: a snapshot relating MONOTONIC to BOOTTIME and REALTIME comes before any timestamped event.
         assertTrue(model.firstClockSnapshot >= 0 && model.firstClockSnapshot < model.firstTimestampedTrackEvent);

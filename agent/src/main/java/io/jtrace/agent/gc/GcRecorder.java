@@ -2,14 +2,13 @@ package io.jtrace.agent.gc;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
+import io.jtrace.agent.tracks.CounterSet;
+import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.ProcessTrack;
-import io.jtrace.agent.tracks.SequenceHeader;
 import io.jtrace.producer.DataSourceContext;
-import io.jtrace.protos.DebugAnnotation;
-import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
-import io.jtrace.shm.writer.TraceWriter;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
@@ -17,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import javax.management.ListenerNotFoundException;
 import javax.management.Notification;
@@ -27,9 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns GC notifications into slices. Each collection becomes a slice on the track "GC: collector",
- * named after the collector's action (e.g. "end of minor GC"), with the cause, the GC id and the heap
- * used before and after as debug annotations.
+ * Turns GC notifications into slices. Each collection becomes a slice on the track "GC: collector"
+ * (under the process), named after the collector's action (e.g. "minor GC"), with the cause, the GC id,
+ * the heap used before and after and every memory pool's used bytes before and after as debug
+ * annotations; and the heap used before and after goes on the counter track "heap used at GC" at the
+ * collection's start and end.
  *
  * <p>GcInfo gives start and end in milliseconds since JVM start; they are placed on the
  * {@code System.nanoTime()} timeline through the JVM start instant measured once.
@@ -39,34 +41,33 @@ import org.slf4j.LoggerFactory;
  * seen as many collections as the collectors report, so GCs just before the end are not lost.
  */
 final class GcRecorder implements NotificationListener {
+    static final String HEAP_COUNTER = "heap used at GC";
     private static final Logger LOG = LoggerFactory.getLogger(GcRecorder.class);
     private static final long STOP_WAIT_MILLIS = 2000;
 
-    private final ProcessTrack process;
-    private final DataSourceContext context;
+    private final PolledSequence sequence;
     private final List<GarbageCollectorMXBean> collectors;
     private final List<NotificationEmitter> subscribed = new ArrayList<>();
-    private final Map<String, Long> trackUuids = new HashMap<>();
+    /** Collector name to its track; each described again in every epoch of the sequence. */
+    private final Map<String, CollectorTrack> tracks = new HashMap<>();
+    private final CounterSet counters;
     private final long jvmStartNanos;
-    private TraceWriter writer;
+    private boolean opened;
     private long baselineCollections;
     private long seen;
     private boolean stopped;
-    /** Set by the producer thread, read by the notification thread: start the sequence's state over. */
-    private volatile boolean clearRequested;
-    private long drops;
 
     GcRecorder(ProcessTrack process, DataSourceContext context, List<GarbageCollectorMXBean> collectors) {
-        this.process = process;
-        this.context = context;
+        this.sequence = new PolledSequence(process, context);
+        this.counters = new CounterSet(sequence);
         this.collectors = collectors;
         long uptimeMillis = ManagementFactory.getRuntimeMXBean().getUptime();
         this.jvmStartNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(uptimeMillis);
     }
 
     synchronized void start() {
-        writer = context.newTraceWriter();
-        writeSequenceHeader();
+        sequence.open();
+        opened = true;
         baselineCollections = totalCollections();
         for (GarbageCollectorMXBean collector : collectors) {
             if (collector instanceof NotificationEmitter) {
@@ -77,24 +78,13 @@ final class GcRecorder implements NotificationListener {
         }
     }
 
-    /** The sequence header (clock defaults, process track); GC tracks are described again as they come up. */
-    private void writeSequenceHeader() {
-        ProtoWriter p = writer.beginPacket();
-        SequenceHeader.write(p, 0);
-        writer.endPacket();
-        process.writeProcessDescriptor(writer);
-        trackUuids.clear();
-        clearRequested = false;
-        drops = writer.droppedPackets();
-    }
-
     void clearIncrementalState() {
-        clearRequested = true;
+        sequence.clearIncrementalState();
     }
 
     synchronized void flush() {
-        if (writer != null) {
-            writer.flush();
+        if (opened) {
+            sequence.flush();
         }
     }
 
@@ -109,8 +99,8 @@ final class GcRecorder implements NotificationListener {
         }
         synchronized (this) {
             stopped = true;
-            if (writer != null) {
-                writer.close();
+            if (opened) {
+                sequence.close();
             }
         }
     }
@@ -150,7 +140,7 @@ final class GcRecorder implements NotificationListener {
         GarbageCollectionNotificationInfo info =
                 GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
         synchronized (this) {
-            if (stopped || writer == null) {
+            if (stopped || !opened) {
                 return;
             }
             seen++;
@@ -159,43 +149,40 @@ final class GcRecorder implements NotificationListener {
     }
 
     private void write(GarbageCollectionNotificationInfo info) {
-        if (clearRequested || drops != writer.droppedPackets()) {
-            writeSequenceHeader();
-        }
+        sequence.beginSample();
         GcInfo gc = info.getGcInfo();
-        long track = trackUuids.computeIfAbsent(info.getGcName(), name -> {
-            long uuid = process.namedUuid("gc:" + name);
-            process.writeNamedTrack(writer, uuid, "GC: " + name, false);
-            return uuid;
-        });
+        CollectorTrack track = tracks.computeIfAbsent(info.getGcName(),
+                name -> new CollectorTrack(sequence.process().namedUuid("gc:" + name), "GC: " + name));
+        if (track.describedEpoch != sequence.epoch()) {
+            track.describedEpoch = sequence.epoch();
+            sequence.describeSliceTrack(track.uuid, sequence.process().uuid(), track.name);
+        }
         long start = jvmStartNanos + TimeUnit.MILLISECONDS.toNanos(gc.getStartTime());
         long end = jvmStartNanos + TimeUnit.MILLISECONDS.toNanos(gc.getEndTime());
+        long before = used(gc.getMemoryUsageBeforeGc());
+        long after = used(gc.getMemoryUsageAfterGc());
 
-        ProtoWriter p = writer.beginPacket();
-        p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, start);
-        // The timestamps mean CLOCK_MONOTONIC only through the sequence's packet defaults.
-        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
-        p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
-        p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE);
-        p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
+        ProtoWriter p = sequence.beginEvent(start, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, track.uuid);
         p.string(TrackEvent.CATEGORIES_FIELD_NUMBER, "gc");
         p.string(TrackEvent.NAME_FIELD_NUMBER, info.getGcAction().replaceFirst("^end of ", ""));
-        stringAnnotation(p, "cause", info.getGcCause());
-        intAnnotation(p, "gc_id", gc.getId());
-        intAnnotation(p, "duration_ms", gc.getDuration());
-        intAnnotation(p, "heap_used_before", used(gc.getMemoryUsageBeforeGc()));
-        intAnnotation(p, "heap_used_after", used(gc.getMemoryUsageAfterGc()));
-        p.endNested();
-        writer.endPacket();
+        PolledSequence.annotation(p, "cause", info.getGcCause());
+        PolledSequence.annotation(p, "gc_id", gc.getId());
+        PolledSequence.annotation(p, "duration_ms", gc.getDuration());
+        PolledSequence.annotation(p, "heap_used_before", before);
+        PolledSequence.annotation(p, "heap_used_after", after);
+        for (Map.Entry<String, MemoryUsage> pool : new TreeMap<>(gc.getMemoryUsageBeforeGc()).entrySet()) {
+            MemoryUsage afterGc = gc.getMemoryUsageAfterGc().get(pool.getKey());
+            PolledSequence.annotation(p, pool.getKey() + " before", pool.getValue().getUsed());
+            if (afterGc != null) {
+                PolledSequence.annotation(p, pool.getKey() + " after", afterGc.getUsed());
+            }
+        }
+        sequence.endEvent();
+        sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, track.uuid);
+        sequence.endEvent();
 
-        p = writer.beginPacket();
-        p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, end);
-        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
-        p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
-        p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_SLICE_END_VALUE);
-        p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
-        p.endNested();
-        writer.endPacket();
+        counters.set(HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, start, before);
+        counters.set(HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, end, after);
     }
 
     private static long used(Map<String, MemoryUsage> pools) {
@@ -206,17 +193,15 @@ final class GcRecorder implements NotificationListener {
         return total;
     }
 
-    private static void stringAnnotation(ProtoWriter p, String name, String value) {
-        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
-        p.string(DebugAnnotation.STRING_VALUE_FIELD_NUMBER, value);
-        p.endNested();
-    }
+    /** A collector's slice track. */
+    private static final class CollectorTrack {
+        final long uuid;
+        final String name;
+        int describedEpoch = -1;
 
-    private static void intAnnotation(ProtoWriter p, String name, long value) {
-        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
-        p.varint(DebugAnnotation.INT_VALUE_FIELD_NUMBER, value);
-        p.endNested();
+        CollectorTrack(long uuid, String name) {
+            this.uuid = uuid;
+            this.name = name;
+        }
     }
 }

@@ -103,7 +103,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 // Kept open until stop: closing it retires its sequence, and the process descriptor and
                 // the loss count written at stop belong on one sequence.
                 descriptorWriter = context.newTraceWriter();
-                process.writeProcessDescriptor(descriptorWriter);
+                process.writeProcessDescriptor(descriptorWriter, true);
                 descriptorWriter.flush();
                 Sequence[] pooled = new Sequence[SequencePool.defaultSize()];
                 for (int i = 0; i < pooled.length; i++) {

@@ -57,7 +57,7 @@ public final class PolledSequence {
         ProtoWriter p = writer.beginPacket();
         SequenceHeader.write(p, 0);
         writer.endPacket();
-        process.writeProcessDescriptor(writer);
+        process.writeProcessDescriptor(writer, epoch == 0);
         epoch++;
         clearRequested = false;
         drops = writer.droppedPackets();

@@ -9,6 +9,9 @@ import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * This process's track and the uuids of the tracks under it (threads, counters, GC). Uuids are derived
@@ -18,20 +21,49 @@ import java.nio.charset.StandardCharsets;
 public final class ProcessTrack {
     private final int pid;
     private final String name;
+    private final List<String> commandLine;
+    private final List<String> labels;
     private final long uuid;
 
     public ProcessTrack(int pid, String name, long randomBase) {
+        this(pid, name, List.of(), List.of(), randomBase);
+    }
+
+    /**
+     * {@code commandLine} goes into the process descriptor's cmdline, {@code labels} into its
+     * process_labels (the Perfetto UI shows both with the process).
+     */
+    public ProcessTrack(int pid, String name, List<String> commandLine, List<String> labels, long randomBase) {
         this.pid = pid;
         this.name = name;
+        this.commandLine = List.copyOf(commandLine);
+        this.labels = List.copyOf(labels);
         this.uuid = mix(randomBase ^ pid) | 1;
     }
 
-    /** The current JVM: its pid and a name from the main class or jar ({@code sun.java.command}). */
+    /**
+     * The current JVM: its pid, a name from the main class or jar ({@code sun.java.command}), its command
+     * line (as the OS reports it, else the launcher's arguments as the JVM knows them) and the JVM's
+     * name, version and vendor as a label.
+     */
     public static ProcessTrack forCurrentJvm() {
         int pid = (int) ProcessHandle.current().pid();
         String command = System.getProperty("sun.java.command", "");
         String main = command.isBlank() ? ManagementFactory.getRuntimeMXBean().getName() : command.split(" ", 2)[0];
-        return new ProcessTrack(pid, main, System.nanoTime() ^ Double.doubleToLongBits(Math.random()));
+        List<String> commandLine = new ArrayList<>();
+        ProcessHandle.Info info = ProcessHandle.current().info();
+        if (info.command().isPresent() && info.arguments().isPresent()) {
+            commandLine.add(info.command().get());
+            commandLine.addAll(Arrays.asList(info.arguments().get()));
+        } else {
+            commandLine.add(System.getProperty("java.home") + "/bin/java");
+            commandLine.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+            commandLine.addAll(Arrays.asList(command.split(" ")));
+        }
+        String jvm = "jvm: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version")
+                + " (" + System.getProperty("java.vm.vendor") + ")";
+        return new ProcessTrack(pid, main, commandLine, List.of(jvm),
+                System.nanoTime() ^ Double.doubleToLongBits(Math.random()));
     }
 
     public int pid() {
@@ -73,13 +105,37 @@ public final class ProcessTrack {
         return mix(uuid ^ mix(h));
     }
 
+    /** Longest argument written into cmdline: a class path can run to megabytes, and every sequence may repeat it. */
+    static final int MAX_ARGUMENT_CHARS = 512;
+
+    /** The process's descriptor: pid and name. */
     public void writeProcessDescriptor(TraceWriter writer) {
+        writeProcessDescriptor(writer, false);
+    }
+
+    /**
+     * The process's descriptor; {@code full} adds the command line and the labels. Each data source's
+     * first header writes the full one, its later headers (every few seconds) the short one:
+     * trace_processor keeps what an earlier descriptor of the same pid set.
+     */
+    public void writeProcessDescriptor(TraceWriter writer, boolean full) {
         ProtoWriter p = writer.beginPacket();
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
         p.varint(TrackDescriptor.UUID_FIELD_NUMBER, uuid);
         p.beginNested(TrackDescriptor.PROCESS_FIELD_NUMBER);
         p.varint(ProcessDescriptor.PID_FIELD_NUMBER, pid);
+        if (full) {
+            for (String arg : commandLine) {
+                p.string(ProcessDescriptor.CMDLINE_FIELD_NUMBER, arg.length() <= MAX_ARGUMENT_CHARS ? arg
+                        : arg.substring(0, MAX_ARGUMENT_CHARS) + "...(" + (arg.length() - MAX_ARGUMENT_CHARS) + " more chars)");
+            }
+        }
         p.string(ProcessDescriptor.PROCESS_NAME_FIELD_NUMBER, name);
+        if (full) {
+            for (String label : labels) {
+                p.string(ProcessDescriptor.PROCESS_LABELS_FIELD_NUMBER, label);
+            }
+        }
         p.endNested();
         p.endNested();
         writer.endPacket();
