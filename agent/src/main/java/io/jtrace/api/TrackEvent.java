@@ -1,6 +1,9 @@
 package io.jtrace.api;
 
+import io.jtrace.api.spi.EventData;
 import io.jtrace.api.spi.TrackEventBackend;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The application's tracing API: slices, instants and counters on the calling thread's track. Without
@@ -11,7 +14,11 @@ public final class TrackEvent {
     static volatile TrackEventBackend backend = NoopBackend.INSTANCE;
     static volatile CategoryListener categoryListener;
 
-    private static final Slice NOOP_SLICE = () -> { };
+    static final Slice NOOP_SLICE = () -> { };
+    /** Each thread's reusable event builder. */
+    private static final ThreadLocal<Event> EVENTS = ThreadLocal.withInitial(() -> new Event(true));
+    /** A random start, so the flow ids of two JVMs in one trace do not collide. */
+    private static final AtomicLong FLOW_IDS = new AtomicLong(ThreadLocalRandom.current().nextLong());
 
     private TrackEvent() {}
 
@@ -43,6 +50,24 @@ public final class TrackEvent {
         if (category.enabled) {
             backend.instant(category, name, System.nanoTime());
         }
+    }
+
+    /**
+     * An event to build with annotations, flows or an async track, then write with {@code begin},
+     * {@code end}, {@code instant} or {@code slice}: see {@link Event}. Allocates nothing; while the
+     * category is disabled, every call on the result does nothing.
+     */
+    public static Event event(Category category) {
+        return category.enabled ? EVENTS.get().reset(category) : Event.DISABLED;
+    }
+
+    /** A new flow id, for {@link Event#flow} and {@link Event#terminateFlow}: unique in this JVM, never 0. */
+    public static long newFlowId() {
+        long id;
+        do {
+            id = FLOW_IDS.incrementAndGet();
+        } while (id == 0);
+        return id;
     }
 
     /** Sets the process-wide counter track {@code name} to {@code value}. */
@@ -81,5 +106,8 @@ public final class TrackEvent {
 
         @Override
         public void counter(Category category, String name, double value, long timestamp) {}
+
+        @Override
+        public void event(int type, Category category, String name, long timestamp, EventData data) {}
     }
 }

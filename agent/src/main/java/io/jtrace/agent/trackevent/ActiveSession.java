@@ -1,6 +1,8 @@
 package io.jtrace.agent.trackevent;
 
+import io.jtrace.api.AsyncTrack;
 import io.jtrace.producer.DataSourceContext;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -26,6 +28,11 @@ final class ActiveSession {
      * its sequence's incremental state over.
      */
     private volatile int generation;
+    /**
+     * The generation each async track was last described in, by track identity (no boxing on the
+     * lookup every event on an async track makes). Any application thread reads and writes it.
+     */
+    private final ConcurrentHashMap<AsyncTrack, Integer> asyncTracks = new ConcurrentHashMap<>();
 
     ActiveSession(DataSourceContext context, CategoryFilter filter, SequencePool pool) {
         this.context = context;
@@ -53,6 +60,16 @@ final class ActiveSession {
     @SuppressWarnings("NonAtomicOperationOnVolatileField")
     void clearIncrementalState() {
         generation++;
+    }
+
+    /** The generation {@code track} was last described in during this session, or -1. */
+    int asyncTrackDescribedIn(AsyncTrack track) {
+        Integer described = asyncTracks.get(track);
+        return described == null ? -1 : described;
+    }
+
+    void asyncTrackDescribed(AsyncTrack track, int generation) {
+        asyncTracks.put(track, generation);
     }
 
     void lostWithoutWriter() {

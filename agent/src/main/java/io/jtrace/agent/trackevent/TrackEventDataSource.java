@@ -3,8 +3,10 @@ package io.jtrace.agent.trackevent;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.SequenceHeader;
 import io.jtrace.api.AgentBridge;
+import io.jtrace.api.AsyncTrack;
 import io.jtrace.api.Category;
 import io.jtrace.api.Slice;
+import io.jtrace.api.spi.EventData;
 import io.jtrace.api.spi.TrackEventBackend;
 import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
@@ -366,7 +368,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * a drop marker); one before any packet was begun is counted by the session.
      */
     private void event(ActiveSession session, int type, Category category, String name, long timestamp,
-                       long longValue, double doubleValue, boolean isDouble) {
+                       long longValue, double doubleValue, boolean isDouble, EventData data) {
         Sequence s = null;
         try {
             ThreadState t = threads.get();
@@ -377,7 +379,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             if (type == TrackEvent.Type.TYPE_COUNTER_VALUE) {
                 writeCounter(s, session, name, timestamp, longValue, doubleValue, isDouble);
             } else {
-                writeEvent(s, t, type, category, name, timestamp);
+                writeEvent(s, t, session, type, category, name, timestamp, data);
             }
         } catch (Throwable e) {
             failed(session, s, e);
@@ -392,7 +394,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void begin(Category category, String name, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp, 0, 0, false);
+            event(session, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp, 0, 0, false, null);
         }
     }
 
@@ -400,7 +402,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void end(Category category, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp, 0, 0, false);
+            event(session, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp, 0, 0, false, null);
         }
     }
 
@@ -410,10 +412,20 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     }
 
     @Override
+    public void event(int type, Category category, String name, long timestamp, EventData data) {
+        ActiveSession session = active;
+        if (session != null) {
+            int protoType = type == EventData.TYPE_BEGIN ? TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE
+                    : type == EventData.TYPE_END ? TrackEvent.Type.TYPE_SLICE_END_VALUE : TrackEvent.Type.TYPE_INSTANT_VALUE;
+            event(session, protoType, type == EventData.TYPE_END ? null : category, name, timestamp, 0, 0, false, data);
+        }
+    }
+
+    @Override
     public void instant(Category category, String name, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp, 0, 0, false);
+            event(session, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp, 0, 0, false, null);
         }
     }
 
@@ -421,7 +433,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void counter(Category category, String name, long value, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, value, 0, false);
+            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, value, 0, false, null);
         }
     }
 
@@ -429,7 +441,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public void counter(Category category, String name, double value, long timestamp) {
         ActiveSession session = active;
         if (session != null) {
-            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, 0, value, true);
+            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, 0, value, true, null);
         }
     }
 
@@ -457,7 +469,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
     }
 
-    private void writeEvent(Sequence s, ThreadState t, int type, Category category, String name, long timestamp) {
+    private void writeEvent(Sequence s, ThreadState t, ActiveSession session, int type, Category category, String name,
+                            long timestamp, EventData data) {
         int categoryIid = 0;
         int nameIid = 0;
         boolean newCategory = false;
@@ -476,9 +489,14 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 nameIid = s.internName(name);
             }
         }
-        long track = s.pooled() ? t.trackUuid : 0;
+        AsyncTrack async = data == null ? null : data.track();
+        long track = async != null ? async.uuid() : s.pooled() ? t.trackUuid : 0;
+        if (async != null && session.asyncTrackDescribedIn(async) != session.generation()) {
+            describeAsyncTrack(s, session, async);
+        }
+        boolean plain = data == null || data.argCount() == 0 && data.flowCount() == 0 && data.droppedArgs() == 0;
         long delta = s.advanceClock(timestamp);
-        if (!newCategory && !newName && delta >= 0 && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
+        if (plain && !newCategory && !newName && delta >= 0 && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
                 && nameIid <= SmallEventEncoder.MAX_SMALL_IID
                 && SmallEventEncoder.tryWrite(s.writer, delta, type, categoryIid, nameIid, track)) {
             return;
@@ -513,8 +531,27 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (track != 0) {
             p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
         }
+        if (!plain) {
+            EventExtras.write(p, data);
+        }
         p.endNested();
         s.writer.endPacket();
+    }
+
+    /**
+     * The descriptor of an async track, before its first event in the session and again after each
+     * incremental-state clear (a ring buffer may have overwritten it): a track under the process. Two
+     * threads may both write it first; the copies are identical.
+     */
+    private void describeAsyncTrack(Sequence s, ActiveSession session, AsyncTrack async) {
+        int generation = session.generation();
+        long dropsBefore = s.writer.droppedPackets();
+        process.writeNamedTrack(s.writer, async.uuid(), async.name(), false);
+        if (s.writer.droppedPackets() == dropsBefore) {
+            session.asyncTrackDescribed(async, generation);
+        } else {
+            session.nonEventsDropped(1);
+        }
     }
 
     private void writeCounter(Sequence s, ActiveSession session, String name, long timestamp, long longValue,

@@ -20,4 +20,10 @@ public interface TrackEventBackend {
     void counter(Category category, String name, long value, long timestamp);
 
     void counter(Category category, String name, double value, long timestamp);
+
+    /**
+     * An event built with {@code TrackEvent.event(...)}: {@code type} is one of {@link EventData}'s
+     * TYPE_ constants, {@code name} is null for an end. {@code data} is valid during the call only.
+     */
+    void event(int type, Category category, String name, long timestamp, EventData data);
 }

@@ -2,6 +2,7 @@ package io.jtrace.it.trace;
 
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.protos.TrackEvent;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,10 +21,14 @@ public final class TraceModel {
 
     public record CounterSample(long track, double value, long timestamp) {}
 
+    /** A track event as trace_processor sees it: name resolved through the sequence's interning. */
+    public record EventRecord(TrackEvent event, String name, long timestamp, long track) {}
+
     public final List<TracePacket> packets = new ArrayList<>();
     public final Map<Long, TrackDescriptor> tracks = new LinkedHashMap<>();
     public final List<SliceRecord> slices = new ArrayList<>();
     public final List<CounterSample> counters = new ArrayList<>();
+    public final List<EventRecord> events = new ArrayList<>();
     public final List<String> problems;
     public int packetsWithoutSequenceId;
     public int firstClockSnapshot = -1;
@@ -55,6 +60,11 @@ public final class TraceModel {
             @Override
             public void counter(long track, double value, long timestamp) {
                 counters.add(new CounterSample(track, value, timestamp));
+            }
+
+            @Override
+            public void event(long index, TrackEvent event, String name, long timestamp, long track) {
+                events.add(new EventRecord(event, name, timestamp, track));
             }
         });
         this.problems = decoder.problems();

@@ -47,6 +47,9 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         default void slice(long track, String name, List<String> categories, long begin, long end) {}
 
         default void counter(long track, double value, long timestamp) {}
+
+        /** Every track event, with its name resolved (null for an end), its timestamp and its track. */
+        default void event(long index, TrackEvent event, String name, long timestamp, long track) {}
     }
 
     private static final int MAX_PROBLEMS_KEPT = 50;
@@ -205,6 +208,7 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
     private void trackEvent(long index, TracePacket p, Sequence seq, long timestamp) {
         TrackEvent e = p.getTrackEvent();
         long track = e.hasTrackUuid() ? e.getTrackUuid() : seq.defaultTrack;
+        listener.event(index, e, e.hasName() ? e.getName() : e.hasNameIid() ? seq.names.get(e.getNameIid()) : null, timestamp, track);
         switch (e.getType()) {
             case TYPE_SLICE_BEGIN -> {
                 String name = e.hasName() ? e.getName() : e.hasNameIid() ? seq.names.get(e.getNameIid()) : null;

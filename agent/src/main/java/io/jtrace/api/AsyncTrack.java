@@ -1,0 +1,68 @@
+package io.jtrace.api;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A named track for work that is not bound to one thread: a request that hops between executors, a
+ * connection's lifetime. Events put on it ({@code TrackEvent.event(category).on(track)}) may come from
+ * any thread; its slices must nest properly, so give concurrent work tracks of its own. Creating one
+ * allocates; using one does not.
+ */
+public final class AsyncTrack {
+    private final String name;
+    private final long uuid;
+    /** The handle {@code Event.slice} returns on this track, made once per category (a track is rarely used with two). */
+    private volatile Closer closer;
+
+    private AsyncTrack(String name, long uuid) {
+        this.name = name;
+        this.uuid = uuid;
+    }
+
+    /** A new track called {@code name} under this process (two calls with one name make two tracks). */
+    public static AsyncTrack named(String name) {
+        if (name == null) {
+            throw new NullPointerException("name");
+        }
+        return new AsyncTrack(name, ThreadLocalRandom.current().nextLong() | 1);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The track's id in the trace. */
+    public long uuid() {
+        return uuid;
+    }
+
+    Slice closer(Category category) {
+        Closer c = closer;
+        if (c == null || c.category != category) {
+            c = new Closer(category, this);
+            closer = c;
+        }
+        return c;
+    }
+
+    /** Ends the innermost open slice of a track, in a category. */
+    private static final class Closer implements Slice {
+        final Category category;
+        final AsyncTrack track;
+
+        Closer(Category category, AsyncTrack track) {
+            this.category = category;
+            this.track = track;
+        }
+
+        @Override
+        public void close() {
+            TrackEvent.event(category).on(track).end();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AsyncTrack[" + name + "]";
+    }
+}
