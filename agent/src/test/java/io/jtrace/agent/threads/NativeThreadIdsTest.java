@@ -55,7 +55,9 @@ class NativeThreadIdsTest {
 
         NativeThreadIds.Placement p = placements.get(t.getId());
         assertEquals(own[0], p.tid());
-        assertTrue(p.startNanos() <= before, "started before the dump");
+        // The dump gives a thread's age to 10 ms (elapsed=0.00s), measured from the dump's own clock read.
+        assertTrue(p.startNanos() <= System.nanoTime(), "started before now");
+        assertTrue(p.startNanos() <= before + 20_000_000L, "started before the dump, to its 10 ms resolution");
         long uptimeNanos = ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
         assertTrue(p.startNanos() >= before - uptimeNanos - 20_000_000L, "not before the JVM started");
     }
