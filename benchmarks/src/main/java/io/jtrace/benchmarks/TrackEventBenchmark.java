@@ -106,6 +106,29 @@ public class TrackEventBenchmark {
         }
     }
 
+    /** A slice with two annotations (a long and a String) through the event builder. */
+    @Benchmark
+    public void annotatedSlice() {
+        TrackEvent.event(BENCH).arg("rows", 42).arg("table", "orders").begin("slice");
+        TrackEvent.end(BENCH);
+    }
+
+    /** A slice that is a step of a flow. */
+    @Benchmark
+    public void flowSlice() {
+        TrackEvent.event(BENCH).flow(FLOW).begin("slice");
+        TrackEvent.end(BENCH);
+    }
+
+    /** The builder on a disabled category: what an application pays for annotations it does not record. */
+    @Benchmark
+    public void disabledAnnotatedSlice() {
+        TrackEvent.event(OFF).arg("rows", 42).arg("table", "orders").begin("slice");
+        TrackEvent.end(OFF);
+    }
+
+    private static final long FLOW = TrackEvent.newFlowId();
+
     @Benchmark
     public void disabledCategory() {
         TrackEvent.begin(OFF, "slice");

@@ -54,6 +54,24 @@ public class JtraceAgentBenchmark {
         slice();
     }
 
+    /** A slice with two annotations, a long and a String, through the event builder. */
+    @Benchmark
+    @Threads(1)
+    public void annotatedSlice() {
+        TrackEvent.event(CATEGORY).arg("rows", 42).arg("table", "orders").begin("slice");
+        TrackEvent.end(CATEGORY);
+    }
+
+    /** A slice that is a step of a flow (an arrow to the next event with the same id). */
+    @Benchmark
+    @Threads(1)
+    public void flowSlice() {
+        TrackEvent.event(CATEGORY).flow(FLOW).begin("slice");
+        TrackEvent.end(CATEGORY);
+    }
+
+    private static final long FLOW = TrackEvent.newFlowId();
+
     private static void slice() {
         TrackEvent.begin(CATEGORY, "slice");
         TrackEvent.end(CATEGORY);
