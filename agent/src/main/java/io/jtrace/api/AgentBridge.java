@@ -17,8 +17,21 @@ public final class AgentBridge {
         TrackEvent.backend = backend;
     }
 
-    public static void setEnabled(Category category, boolean enabled) {
-        category.enabled = enabled;
+    /** Sessions a category's mask can name: one bit each. */
+    public static final int MAX_SESSIONS = 4;
+
+    /**
+     * Which sessions (a bit per slot) record {@code category}. The mask is stored before the enabled
+     * flag: a thread that sees the category enabled (the API's one volatile read) then reads a mask at
+     * least as new.
+     */
+    public static void setSessionMask(Category category, int mask) {
+        category.sessionMask = mask;
+        category.enabled = mask != 0;
+    }
+
+    public static int sessionMask(Category category) {
+        return category.sessionMask;
     }
 
     public static Collection<Category> categories() {

@@ -24,6 +24,10 @@ public final class Category {
      * change reaches every thread's next check without a lock; a plain load on x86 and ARM's LDAR.
      */
     volatile boolean enabled;
+    /** The sessions that record this category, a bit per session slot; set before {@link #enabled}. */
+    volatile int sessionMask;
+    /** What {@code TrackEvent.slice} returns: its close() ends the thread's innermost slice of this category. */
+    final Slice closer = () -> TrackEvent.end(this);
 
     private Category(String name) {
         this.name = name;

@@ -143,7 +143,7 @@ public final class Event implements EventData {
         AsyncTrack on = track;
         Category c = category;
         TrackEvent.backend.event(TYPE_BEGIN, c, name, System.nanoTime(), this);
-        return on == null ? TrackEvent.backend.sliceCloser(c) : on.closer(c);
+        return on == null ? c.closer : on.closer(c);
     }
 
     @Override

@@ -40,7 +40,7 @@ public final class TrackEvent {
     public static Slice slice(Category category, String name) {
         if (category.enabled) {
             backend.begin(category, name, System.nanoTime());
-            return backend.sliceCloser(category);
+            return category.closer;
         }
         return NOOP_SLICE;
     }
@@ -93,10 +93,6 @@ public final class TrackEvent {
         @Override
         public void end(Category category, long timestamp) {}
 
-        @Override
-        public Slice sliceCloser(Category category) {
-            return NOOP_SLICE;
-        }
 
         @Override
         public void instant(Category category, String name, long timestamp) {}

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
  * pool of shared sequences, and the events it lost without a writer to count them.
  */
 final class ActiveSession {
+    private final int slot;
     private final DataSourceContext context;
     private final CategoryFilter filter;
     private final SequencePool pool;
@@ -34,10 +35,16 @@ final class ActiveSession {
      */
     private final ConcurrentHashMap<AsyncTrack, Integer> asyncTracks = new ConcurrentHashMap<>();
 
-    ActiveSession(DataSourceContext context, CategoryFilter filter, SequencePool pool) {
+    ActiveSession(int slot, DataSourceContext context, CategoryFilter filter, SequencePool pool) {
+        this.slot = slot;
         this.context = context;
         this.filter = filter;
         this.pool = pool;
+    }
+
+    /** The session's bit in the categories' masks and its index in every thread's bindings. */
+    int slot() {
+        return slot;
     }
 
     DataSourceContext context() {

@@ -5,12 +5,14 @@ import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.ThreadKind;
 
 /**
- * One application thread's track_event state: its track, and how it writes in the current session —
- * through a sequence of its own (a platform thread within the owned-writer budget: no atomic operation
- * per event) or through the session's {@link SequencePool}. Touched only by its own thread, except by
- * the reaper once the thread has ended (see {@link TrackEventDataSource}).
+ * One application thread's track_event state: its track, and for each session slot how it writes into
+ * that session ({@link SessionBinding}: through a sequence of its own — a platform thread within the
+ * owned-writer budget, no atomic operation per event — or through the session's {@link SequencePool}).
+ * Touched only by its own thread, except by the reaper once the thread has ended (see
+ * {@link TrackEventDataSource}).
  *
- * <p>Small on purpose: a virtual thread gets one of these, and a JVM may run millions of them.
+ * <p>Small on purpose: a virtual thread gets one of these, and a JVM may run millions of them; a
+ * binding is made for a slot only when the thread first writes into it.
  */
 final class ThreadState {
     final Thread thread;
@@ -18,14 +20,9 @@ final class ThreadState {
     /** OS thread id for a platform thread; the Java thread id for a virtual one (it has no OS thread). */
     final long id;
     final long trackUuid;
-    /** The session the fields below belong to, or null before the first event. */
-    ActiveSession session;
-    /** This thread's own sequence, or null: it writes through the session's pool. */
-    Sequence own;
-    /** The session generation in which this thread's track was last described on a pooled sequence. */
-    int describedGeneration = -1;
-    /** The pool slot this thread claimed last: tried first next time, so a thread tends to keep its slot. */
-    int poolHint;
+    private final SessionBinding[] bindings = new SessionBinding[TrackEventDataSource.MAX_SESSIONS];
+    /** The pool slot to try first in a new binding: spread threads over the pool. */
+    private final int firstPoolHint;
     /** Whether the reaper knows this thread (it has held an own sequence). */
     boolean reapable;
 
@@ -36,6 +33,22 @@ final class ThreadState {
         long javaId = thread.getId();
         this.id = virtual ? javaId : OsThreadId.current();
         this.trackUuid = virtual ? process.virtualThreadUuid(javaId) : process.threadUuid(id);
-        this.poolHint = (int) (javaId ^ (javaId >>> 32));
+        this.firstPoolHint = (int) (javaId ^ (javaId >>> 32));
+    }
+
+    /** This thread's binding in session slot {@code slot}; its own thread only. */
+    SessionBinding binding(int slot) {
+        SessionBinding b = bindings[slot];
+        if (b == null) {
+            b = new SessionBinding();
+            b.poolHint = firstPoolHint;
+            bindings[slot] = b;
+        }
+        return b;
+    }
+
+    /** The binding in {@code slot} if the thread ever wrote there; the reaper's view of an ended thread. */
+    SessionBinding bindingIfAny(int slot) {
+        return bindings[slot];
     }
 }

@@ -5,7 +5,6 @@ import io.jtrace.agent.tracks.SequenceHeader;
 import io.jtrace.api.AgentBridge;
 import io.jtrace.api.AsyncTrack;
 import io.jtrace.api.Category;
-import io.jtrace.api.Slice;
 import io.jtrace.api.spi.EventData;
 import io.jtrace.api.spi.TrackEventBackend;
 import io.jtrace.producer.DataSource;
@@ -42,8 +41,11 @@ import org.slf4j.LoggerFactory;
  * ended are closed by the reaper every {@link #REAP_PERIOD_MS} ms, which commits their last chunk,
  * retires their sequence and frees their place in the budget.
  *
- * <p>One instance runs at a time; a second session asking for track_event while one runs is refused
- * with a warning.
+ * <h2>Several sessions</h2>
+ * Up to {@link #MAX_SESSIONS} sessions run at once, each in a slot with its own category filter. A
+ * category's {@code sessionMask} (set by the producer thread) has a bit per slot that enables it; an
+ * event goes to every session whose bit is set, through the thread's {@link SessionBinding} for that
+ * slot. A further session is refused with a warning.
  *
  * <p>Nothing thrown in here reaches the application: an event that cannot be written is counted as
  * lost ({@link ActiveSession#lostEvents}), and the session's total loss is written into the trace at
@@ -59,18 +61,21 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     private final ProcessTrack process;
     private final ThreadLocal<ThreadState> threads;
-    private final Slice endSlice = () -> end(null, System.nanoTime());
+    /** Sessions served at once; a category's session mask has a bit per slot. */
+    public static final int MAX_SESSIONS = AgentBridge.MAX_SESSIONS;
     /**
-     * The running instance, or null. Written by the producer thread at start/stop (volatile store),
-     * read by application threads on every enabled event; a thread that still sees the old value writes
-     * into the old session's writer, whose chunks the service scrapes or discards.
+     * The running instances by slot (null where free). Copy on write: the producer thread publishes a
+     * new array with a volatile store at start/stop, before it sets (start) or after it clears (stop)
+     * the slot's bit in the categories' masks; application threads read it once per event. A thread
+     * that still sees an old array writes into the old session's writer, whose chunks the service
+     * scrapes or discards.
      */
-    private volatile ActiveSession active;
+    private volatile ActiveSession[] sessions = new ActiveSession[MAX_SESSIONS];
     /** Threads that have held an own sequence: added by the thread itself, reaped by the producer thread. */
     private final ConcurrentLinkedQueue<ThreadState> reapable = new ConcurrentLinkedQueue<>();
     /** Own sequences open now (any session): taken by threads with a CAS, given back when one closes. */
     private final AtomicInteger ownedSequences = new AtomicInteger();
-    /** How many threads may own a sequence; set at start from the SMB size (producer thread, before {@link #active}). */
+    /** How many threads may own a sequence; set at start from the SMB size (producer thread, before {@link #sessions}). */
     private volatile int ownedBudget;
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
@@ -96,9 +101,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
             @Override
             public void start() {
-                if (active != null) {
-                    LOG.warn("jtrace: track_event already runs for another session; session {} gets none",
-                            config.getTracingSessionId());
+                int slot = freeSlot();
+                if (slot < 0) {
+                    LOG.warn("jtrace: track_event serves at most {} sessions at once; session {} gets none",
+                            MAX_SESSIONS, config.getTracingSessionId());
                     return;
                 }
                 reapEndedThreads();
@@ -112,11 +118,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                     pooled[i] = new Sequence(context.newTraceWriter(), 0);
                 }
                 ownedBudget = Math.max(0, context.smbChunks() / 4);
-                session = new ActiveSession(context, filter, new SequencePool(pooled));
-                active = session;
-                for (Category category : AgentBridge.categories()) {
-                    AgentBridge.setEnabled(category, session.filter().isEnabled(category.name()));
-                }
+                session = new ActiveSession(slot, context, filter, new SequencePool(pooled));
+                ActiveSession[] next = sessions.clone();
+                next[slot] = session;
+                sessions = next;
+                updateCategories();
                 reaper = context.every(REAP_PERIOD_MS, TrackEventDataSource.this::reapEndedThreads);
             }
 
@@ -135,14 +141,14 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
             @Override
             public void stop() {
-                if (session == null || active != session) {
+                if (session == null || sessions[session.slot()] != session) {
                     return;
                 }
                 reaper.cancel();
-                for (Category category : AgentBridge.categories()) {
-                    AgentBridge.setEnabled(category, false);
-                }
-                active = null;
+                ActiveSession[] next = sessions.clone();
+                next[session.slot()] = null;
+                sessions = next;
+                updateCategories();
                 int stuck = session.pool().close(POOL_CLOSE_TIMEOUT_NANOS, session);
                 if (stuck > 0) {
                     LOG.warn("jtrace track_event: {} shared writer(s) still busy at stop; the service scrapes them", stuck);
@@ -160,8 +166,9 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             private void reportLoss() {
                 long droppedByOpenWriters = 0;
                 for (ThreadState t : reapable) {
-                    Sequence own = t.own;
-                    if (own != null && t.session == session) {
+                    SessionBinding b = t.bindingIfAny(session.slot());
+                    Sequence own = b == null ? null : b.own;
+                    if (own != null && b.session == session) {
                         droppedByOpenWriters += own.writer.droppedPackets();
                     }
                 }
@@ -205,26 +212,62 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             ThreadState t = it.next();
             if (!t.thread.isAlive()) {
                 it.remove();
-                closeOwn(t);
+                for (int slot = 0; slot < MAX_SESSIONS; slot++) {
+                    SessionBinding b = t.bindingIfAny(slot);
+                    if (b != null) {
+                        closeOwn(b);
+                    }
+                }
             }
         }
     }
 
-    private void closeOwn(ThreadState t) {
-        Sequence own = t.own;
+    private void closeOwn(SessionBinding b) {
+        Sequence own = b.own;
         if (own != null) {
-            t.own = null;
+            b.own = null;
             ownedSequences.decrementAndGet();
             own.writer.close();
-            t.session.writerClosed(own.writer.droppedPackets());
+            b.session.writerClosed(own.writer.droppedPackets());
         }
     }
 
-    private void categoryCreated(Category category) {
-        ActiveSession session = active;
-        if (session != null) {
-            AgentBridge.setEnabled(category, session.filter().isEnabled(category.name()));
+    /** Producer thread: a free slot for a new session, or -1. */
+    private int freeSlot() {
+        ActiveSession[] current = sessions;
+        for (int slot = 0; slot < MAX_SESSIONS; slot++) {
+            if (current[slot] == null) {
+                return slot;
+            }
         }
+        return -1;
+    }
+
+    /** Producer thread, after publishing {@link #sessions}: every category's mask from the running sessions' filters. */
+    private void updateCategories() {
+        for (Category category : AgentBridge.categories()) {
+            AgentBridge.setSessionMask(category, maskOf(category));
+        }
+    }
+
+    private int maskOf(Category category) {
+        ActiveSession[] current = sessions;
+        int mask = 0;
+        for (int slot = 0; slot < MAX_SESSIONS; slot++) {
+            ActiveSession session = current[slot];
+            if (session != null && session.filter().isEnabled(category.name())) {
+                mask |= 1 << slot;
+            }
+        }
+        return mask;
+    }
+
+    /**
+     * Any thread that creates a category. Racy against a session starting or stopping on the producer
+     * thread, which then recomputes every category, this one included once it is registered.
+     */
+    private void categoryCreated(Category category) {
+        AgentBridge.setSessionMask(category, maskOf(category));
     }
 
     // ------------------------------------------------------------------ the event path
@@ -235,18 +278,18 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * sequence could be had, the SMB is full, or the sequence's restarted header did not fit), already
      * counted.
      */
-    private Sequence enter(ThreadState t, ActiveSession session, long timestamp) {
-        if (t.session != session) {
-            bind(t, session);
+    private Sequence enter(ThreadState t, SessionBinding b, ActiveSession session, long timestamp) {
+        if (b.session != session) {
+            bind(t, b, session);
         }
-        Sequence s = t.own;
+        Sequence s = b.own;
         if (s == null) {
-            int slot = session.pool().claim(t.poolHint);
+            int slot = session.pool().claim(b.poolHint);
             if (slot < 0) {
                 session.lostWithoutWriter();
                 return null;
             }
-            t.poolHint = slot;
+            b.poolHint = slot;
             s = session.pool().get(slot);
         }
         if (s.writer.dropIfSmbFull()) {
@@ -268,8 +311,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 return null;
             }
         }
-        if (s.pooled() && t.describedGeneration != generation) {
-            describeThreadOnPooled(s, t, session, generation);
+        if (s.pooled() && b.describedGeneration != generation) {
+            describeThreadOnPooled(s, t, b, session, generation);
         }
         return s;
     }
@@ -284,10 +327,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * First event of this thread in this session: drops a sequence of an earlier session and, for a
      * platform thread, takes an own sequence if the budget allows.
      */
-    private void bind(ThreadState t, ActiveSession session) {
-        closeOwn(t);
-        t.session = session;
-        t.describedGeneration = -1;
+    private void bind(ThreadState t, SessionBinding b, ActiveSession session) {
+        closeOwn(b);
+        b.session = session;
+        b.describedGeneration = -1;
         if (t.virtual || !reserveOwned()) {
             return;
         }
@@ -298,7 +341,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             ownedSequences.decrementAndGet();
             throw e;
         }
-        t.own = new Sequence(writer, t.trackUuid);
+        b.own = new Sequence(writer, t.trackUuid);
         if (!t.reapable) {
             t.reapable = true;
             reapable.add(t);
@@ -344,7 +387,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     }
 
     /** A pooled sequence carries other threads' events too: describe this thread's track once per generation. */
-    private void describeThreadOnPooled(Sequence s, ThreadState t, ActiveSession session, int generation) {
+    private void describeThreadOnPooled(Sequence s, ThreadState t, SessionBinding b, ActiveSession session, int generation) {
         long dropsBefore = s.writer.droppedPackets();
         ProtoWriter p = s.writer.beginPacket();
         if (t.virtual) {
@@ -355,7 +398,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
         s.writer.endPacket();
         if (s.writer.droppedPackets() == dropsBefore) {
-            t.describedGeneration = generation;
+            b.describedGeneration = generation;
         } else {
             session.nonEventsDropped(1);
         }
@@ -372,7 +415,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         Sequence s = null;
         try {
             ThreadState t = threads.get();
-            s = enter(t, session, timestamp);
+            s = enter(t, t.binding(session.slot()), session, timestamp);
             if (s == null) {
                 return; // counted as lost by enter
             }
@@ -390,59 +433,60 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
     }
 
+    /**
+     * Sends one event to every session whose slot bit is set in {@code category}'s mask: {@code written}
+     * is the category the packet names (null for an end, which names none).
+     */
+    private void route(int type, Category category, Category written, String name, long timestamp, long longValue,
+                       double doubleValue, boolean isDouble, EventData data) {
+        int mask = AgentBridge.sessionMask(category);
+        if (mask == 0) {
+            return;
+        }
+        ActiveSession[] all = sessions;
+        do {
+            int slot = Integer.numberOfTrailingZeros(mask);
+            mask &= mask - 1;
+            ActiveSession session = all[slot];
+            if (session != null) {
+                event(session, type, written, name, timestamp, longValue, doubleValue, isDouble, data);
+            }
+        } while (mask != 0);
+    }
+
     @Override
     public void begin(Category category, String name, long timestamp) {
-        ActiveSession session = active;
-        if (session != null) {
-            event(session, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, name, timestamp, 0, 0, false, null);
-        }
+        route(TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, category, name, timestamp, 0, 0, false, null);
     }
 
     @Override
     public void end(Category category, long timestamp) {
-        ActiveSession session = active;
-        if (session != null) {
-            event(session, TrackEvent.Type.TYPE_SLICE_END_VALUE, null, null, timestamp, 0, 0, false, null);
-        }
-    }
-
-    @Override
-    public Slice sliceCloser(Category category) {
-        return endSlice;
+        route(TrackEvent.Type.TYPE_SLICE_END_VALUE, category, null, null, timestamp, 0, 0, false, null);
     }
 
     @Override
     public void event(int type, Category category, String name, long timestamp, EventData data) {
-        ActiveSession session = active;
-        if (session != null) {
-            int protoType = type == EventData.TYPE_BEGIN ? TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE
-                    : type == EventData.TYPE_END ? TrackEvent.Type.TYPE_SLICE_END_VALUE : TrackEvent.Type.TYPE_INSTANT_VALUE;
-            event(session, protoType, type == EventData.TYPE_END ? null : category, name, timestamp, 0, 0, false, data);
+        if (type == EventData.TYPE_END) {
+            route(TrackEvent.Type.TYPE_SLICE_END_VALUE, category, null, null, timestamp, 0, 0, false, data);
+        } else {
+            int protoType = type == EventData.TYPE_BEGIN ? TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE : TrackEvent.Type.TYPE_INSTANT_VALUE;
+            route(protoType, category, category, name, timestamp, 0, 0, false, data);
         }
     }
 
     @Override
     public void instant(Category category, String name, long timestamp) {
-        ActiveSession session = active;
-        if (session != null) {
-            event(session, TrackEvent.Type.TYPE_INSTANT_VALUE, category, name, timestamp, 0, 0, false, null);
-        }
+        route(TrackEvent.Type.TYPE_INSTANT_VALUE, category, category, name, timestamp, 0, 0, false, null);
     }
 
     @Override
     public void counter(Category category, String name, long value, long timestamp) {
-        ActiveSession session = active;
-        if (session != null) {
-            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, value, 0, false, null);
-        }
+        route(TrackEvent.Type.TYPE_COUNTER_VALUE, category, category, name, timestamp, value, 0, false, null);
     }
 
     @Override
     public void counter(Category category, String name, double value, long timestamp) {
-        ActiveSession session = active;
-        if (session != null) {
-            event(session, TrackEvent.Type.TYPE_COUNTER_VALUE, category, name, timestamp, 0, value, true, null);
-        }
+        route(TrackEvent.Type.TYPE_COUNTER_VALUE, category, category, name, timestamp, 0, value, true, null);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.jtrace.api.spi;
 
 import io.jtrace.api.Category;
-import io.jtrace.api.Slice;
 
 /**
  * What the tracing agent plugs into {@link io.jtrace.api.TrackEvent}. Not for applications. Timestamps
@@ -11,9 +10,6 @@ public interface TrackEventBackend {
     void begin(Category category, String name, long timestamp);
 
     void end(Category category, long timestamp);
-
-    /** The handle {@code TrackEvent.slice} returns: its close() ends the slice. Must not allocate. */
-    Slice sliceCloser(Category category);
 
     void instant(Category category, String name, long timestamp);
 
