@@ -2,14 +2,13 @@ package io.jtrace.agent.jmx;
 
 import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.agent.tracks.PolledSequence;
+import io.jtrace.agent.tracks.PollingDataSource;
 import io.jtrace.agent.tracks.PollingInstance;
 import io.jtrace.agent.tracks.ProcessTrack;
-import io.jtrace.producer.DataSource;
-import io.jtrace.producer.DataSourceContext;
-import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.DataSourceConfig;
-import java.lang.management.ManagementFactory;
 import io.jtrace.protos.JvmJmxConfig;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * every {@code poll_period_ms} (default 1 s, at least 10 ms). With no attributes configured it polls
  * {@link #DEFAULT_ATTRIBUTES}: the process's and the machine's CPU load and the open file descriptors.
  */
-public final class JmxDataSource implements DataSource {
+public final class JmxDataSource extends PollingDataSource {
     public static final String NAME = "jvm.jmx";
     public static final int DEFAULT_PERIOD_MS = 1000;
     public static final int MIN_PERIOD_MS = 10;
@@ -29,23 +28,18 @@ public final class JmxDataSource implements DataSource {
             "java.lang:type=OperatingSystem/SystemCpuLoad",
             "java.lang:type=OperatingSystem/OpenFileDescriptorCount");
 
-    private final ProcessTrack process;
-    private final ScheduledExecutorService samplingThread;
-
     public JmxDataSource(ProcessTrack process, ScheduledExecutorService samplingThread) {
-        this.process = process;
-        this.samplingThread = samplingThread;
+        super(NAME, process, samplingThread);
     }
 
     @Override
-    public String name() {
-        return NAME;
+    protected long periodMillis(DataSourceConfig config) {
+        return PollingInstance.period(config.getJvmJmxConfig().getPollPeriodMs(), DEFAULT_PERIOD_MS, MIN_PERIOD_MS);
     }
 
     @Override
-    public DataSourceInstance create(DataSourceContext context, DataSourceConfig config) {
+    protected Sampler sampler(PolledSequence sequence, DataSourceConfig config) {
         JvmJmxConfig jmx = config.getJvmJmxConfig();
-        long period = jmx.getPollPeriodMs() == 0 ? DEFAULT_PERIOD_MS : Math.max(MIN_PERIOD_MS, jmx.getPollPeriodMs());
         List<MBeanAttributeSpec> specs = new ArrayList<>();
         for (String text : jmx.getAttributesCount() == 0 ? DEFAULT_ATTRIBUTES : jmx.getAttributesList()) {
             try {
@@ -56,25 +50,6 @@ public final class JmxDataSource implements DataSource {
                 LoggerFactory.getLogger(JmxDataSource.class).error("jtrace: {}; it is skipped", e.getMessage());
             }
         }
-        PolledSequence sequence = new PolledSequence(process, context);
-        MBeanAttributeSampler sampler = new MBeanAttributeSampler(ManagementFactory.getPlatformMBeanServer(), specs,
-                new CounterSet(sequence));
-        return new PollingInstance(samplingThread, sequence, period) {
-            @Override
-            protected void first(long now) {
-                poll(now);
-            }
-
-            @Override
-            protected void poll(long now) {
-                sequence.beginSample();
-                sampler.sample(now);
-            }
-
-            @Override
-            protected void last(long now) {
-                poll(now);
-            }
-        };
+        return new MBeanAttributeSampler(ManagementFactory.getPlatformMBeanServer(), specs, new CounterSet(sequence));
     }
 }

@@ -1,5 +1,6 @@
 package io.jtrace.agent.jmx;
 
+import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.protos.CounterDescriptor;
 import java.util.HashSet;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * both) and skipped; a pattern that matches nothing yet is polled again next period, since MBeans come
  * and go (pools, connection pools registered late).
  */
-final class MBeanAttributeSampler {
+final class MBeanAttributeSampler implements Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(MBeanAttributeSampler.class);
 
     private final MBeanServer server;
@@ -32,7 +33,8 @@ final class MBeanAttributeSampler {
         this.counters = counters;
     }
 
-    void sample(long now) {
+    @Override
+    public void sample(long now) {
         for (MBeanAttributeSpec spec : specs) {
             for (ObjectName instance : server.queryNames(spec.objectName(), null)) {
                 read(spec, instance, now);

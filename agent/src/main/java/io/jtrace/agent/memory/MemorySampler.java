@@ -1,5 +1,6 @@
 package io.jtrace.agent.memory;
 
+import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.protos.CounterDescriptor;
 import java.lang.management.BufferPoolMXBean;
@@ -14,7 +15,7 @@ import java.util.List;
  * every memory pool's used and committed, every buffer pool's (direct, mapped) bytes used, capacity and
  * buffer count, and the number of loaded classes.
  */
-final class MemorySampler {
+final class MemorySampler implements Sampler {
     private static final CounterDescriptor.Unit BYTES = CounterDescriptor.Unit.UNIT_SIZE_BYTES;
     private static final CounterDescriptor.Unit COUNT = CounterDescriptor.Unit.UNIT_COUNT;
 
@@ -33,7 +34,8 @@ final class MemorySampler {
         this.classLoading = classLoading;
     }
 
-    void sample(long now) {
+    @Override
+    public void sample(long now) {
         usage("heap", memory.getHeapMemoryUsage(), now);
         usage("non-heap", memory.getNonHeapMemoryUsage(), now);
         for (MemoryPoolMXBean pool : pools) {

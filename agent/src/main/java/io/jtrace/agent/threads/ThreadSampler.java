@@ -1,5 +1,6 @@
 package io.jtrace.agent.threads;
 
+import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.protos.CounterDescriptor;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * is then never half in the trace, whatever the ring buffer overwrote before it. A state change is seen
  * at the first sample after it, so a stretch's edges are exact to one period.
  */
-final class ThreadSampler {
+final class ThreadSampler implements Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(ThreadSampler.class);
     static final String STATE_TRACK = "Java state";
     static final String CPU_TRACK = "CPU time";
@@ -65,15 +66,16 @@ final class ThreadSampler {
         this.cpuTime = threadBean.isThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
     }
 
-    void start(long now) {
+    @Override
+    public void first(long now) {
         sessionStartNanos = now;
         nextDumpNanos = now;
         sample(now);
     }
 
     /** Every thread's state and CPU time now; threads gone since the last sample end here. */
-    void sample(long now) {
-        sequence.beginSample();
+    @Override
+    public void sample(long now) {
         sampleNumber++;
         int count = enumerate();
         boolean unplaced = false;
@@ -106,7 +108,8 @@ final class ThreadSampler {
     }
 
     /** At the session's end: every open stretch closes now. */
-    void stop(long now) {
+    @Override
+    public void last(long now) {
         sample(now);
         for (ThreadRecord r : records.values()) {
             if (r.tid >= 0 && r.state != null) {

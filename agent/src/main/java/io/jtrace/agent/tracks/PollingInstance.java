@@ -20,12 +20,13 @@ import org.slf4j.LoggerFactory;
  * progress, which flushes when it ends. A sample that throws is logged once and
  * skipped; the next period tries again (the host's MBeans are not ours to trust).
  */
-public abstract class PollingInstance implements DataSourceInstance {
+public final class PollingInstance implements DataSourceInstance {
     private static final Logger LOG = LoggerFactory.getLogger(PollingInstance.class);
 
-    private final ScheduledExecutorService sampler;
+    private final ScheduledExecutorService samplingThread;
     private final PolledSequence sequence;
     private final long periodMillis;
+    private final Sampler sampler;
     private ScheduledFuture<?> timer;
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}: set at stop, after which no sample writes. */
@@ -37,17 +38,18 @@ public abstract class PollingInstance implements DataSourceInstance {
     private volatile boolean flushRequested;
     private boolean failureLogged;
 
-    protected PollingInstance(ScheduledExecutorService sampler, PolledSequence sequence, long periodMillis) {
-        this.sampler = sampler;
+    public PollingInstance(ScheduledExecutorService samplingThread, PolledSequence sequence, long periodMillis,
+                           Sampler sampler) {
+        this.samplingThread = samplingThread;
         this.sequence = sequence;
         this.periodMillis = periodMillis;
+        this.sampler = sampler;
     }
 
-    protected abstract void first(long now);
-
-    protected abstract void poll(long now);
-
-    protected abstract void last(long now);
+    /** A configured period: {@code requestedMillis}, or {@code defaultMillis} when 0, never below {@code minMillis}. */
+    public static long period(int requestedMillis, int defaultMillis, int minMillis) {
+        return requestedMillis == 0 ? defaultMillis : Math.max(minMillis, requestedMillis);
+    }
 
     @Override
     public final void start() {
@@ -59,7 +61,7 @@ public abstract class PollingInstance implements DataSourceInstance {
             lock.unlock();
         }
         try {
-            timer = sampler.scheduleWithFixedDelay(this::periodic, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+            timer = samplingThread.scheduleWithFixedDelay(this::periodic, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             LOG.debug("jtrace: the sampler thread is shut down; only the first and last samples are taken");
         }
@@ -119,12 +121,13 @@ public abstract class PollingInstance implements DataSourceInstance {
     private void guarded(boolean isFirst, boolean isLast) {
         long now = System.nanoTime();
         try {
+            sequence.beginSample();
             if (isFirst) {
-                first(now);
+                sampler.first(now);
             } else if (isLast) {
-                last(now);
+                sampler.last(now);
             } else {
-                poll(now);
+                sampler.sample(now);
             }
         } catch (RuntimeException e) {
             if (sequence.writer().inPacket()) {
@@ -132,7 +135,7 @@ public abstract class PollingInstance implements DataSourceInstance {
             }
             if (!failureLogged) {
                 failureLogged = true;
-                LOG.warn("jtrace: a sample of {} failed; later samples go on", getClass().getName(), e);
+                LOG.warn("jtrace: a sample of {} failed; later samples go on", sampler.getClass().getName(), e);
             }
         }
     }
