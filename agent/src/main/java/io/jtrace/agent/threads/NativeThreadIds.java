@@ -16,9 +16,9 @@ import javax.management.ObjectName;
  * is how track_event's own tracks get the same ids, so both land on one track.
  *
  * <p>A dump stops the JVM at a safepoint for about 8.5 ms per 1,000 threads (2 cores, JDK 17 and 25),
- * so the sampler asks for one only when it meets threads it cannot place, and then waits
- * {@link ThreadSampler#DUMP_WAIT_PER_THREAD_NANOS} per live thread before the next: new threads among a
- * few dozen are placed within a period or two, among 1,000 within about 3.4 s.
+ * so the sampler takes one at the session's start, and later only for threads that their native names
+ * ({@link OsThreadNames}) could not place, waiting {@link ThreadSampler#DUMP_WAIT_PER_THREAD_NANOS} per
+ * live thread between dumps.
  */
 final class NativeThreadIds {
     /**

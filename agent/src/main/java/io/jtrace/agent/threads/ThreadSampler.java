@@ -1,16 +1,21 @@
 package io.jtrace.agent.threads;
 
-import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.management.JMException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * under it whose slices are the thread's state stretches (RUNNABLE, BLOCKED, WAITING, TIMED_WAITING),
  * and a "CPU time" counter under it. Threads that start, end or are renamed during the session show up
  * as instants on their state track.
+ *
+ * <p>A thread's OS tid comes from a thread dump ({@link NativeThreadIds}) for the threads running at the
+ * session's start, and from its native name ({@link OsThreadNames}) for the ones that start later; a
+ * dump again only for those whose names are ambiguous.
  *
  * <p>A state stretch is written whole (begin and end) when it ends, with absolute timestamps: a stretch
  * is then never half in the trace, whatever the ring buffer overwrote before it. A state change is seen
@@ -44,6 +53,9 @@ final class ThreadSampler implements Sampler {
     static final long DUMP_WAIT_PER_THREAD_NANOS = 3_400_000L;
     /** By thread identity: no boxing of ids per thread per sample. */
     private final Map<Thread, ThreadRecord> records = new IdentityHashMap<>();
+    /** The OS tids of the placed records. */
+    private final Set<Long> placedTids = new HashSet<>();
+    private final OsThreadNames osNames = new OsThreadNames();
     /**
      * A thread that was not RUNNABLE at this sample nor the last one has its CPU time read only every
      * this many samples: reading it is most of a sample's cost (about 0.6 µs a thread), and most threads
@@ -55,6 +67,8 @@ final class ThreadSampler implements Sampler {
     private long sessionStartNanos;
     /** No dump before this (CLOCK_MONOTONIC ns). */
     private long nextDumpNanos;
+    /** Set during the first sample: every thread is placed by a dump. */
+    private boolean dumpAll;
     /** Set when this JVM cannot dump threads (logged once): nothing more is tried. */
     private boolean dumpUnavailable;
     private long sampleNumber;
@@ -70,7 +84,10 @@ final class ThreadSampler implements Sampler {
     public void first(long now) {
         sessionStartNanos = now;
         nextDumpNanos = now;
+        // The threads already running are placed by a dump: it also tells when each started.
+        dumpAll = true;
         sample(now);
+        dumpAll = false;
     }
 
     /** Every thread's state and CPU time now; threads gone since the last sample end here. */
@@ -83,15 +100,18 @@ final class ThreadSampler implements Sampler {
             Thread t = live[i];
             ThreadRecord r = records.get(t);
             if (r == null) {
-                r = new ThreadRecord(t);
+                r = new ThreadRecord(t, now, sampleNumber);
                 records.put(t, r);
             }
             r.seenInSample = sampleNumber;
             unplaced |= r.tid < 0;
         }
         Arrays.fill(live, 0, count, null);
+        if (unplaced && !dumpAll) {
+            unplaced = placeByName();
+        }
         if (unplaced && !dumpUnavailable && now - nextDumpNanos >= 0) {
-            place();
+            placeByDump();
             nextDumpNanos = now + count * DUMP_WAIT_PER_THREAD_NANOS;
         }
         for (Iterator<ThreadRecord> it = records.values().iterator(); it.hasNext(); ) {
@@ -99,6 +119,8 @@ final class ThreadSampler implements Sampler {
             if (r.seenInSample != sampleNumber) {
                 if (r.tid >= 0) {
                     ended(r, now);
+                    placedTids.remove(r.tid);
+                    osNames.forget(r.tid);
                 }
                 it.remove();
             } else if (r.tid >= 0) {
@@ -133,7 +155,7 @@ final class ThreadSampler implements Sampler {
         }
     }
 
-    private void place() {
+    private void placeByDump() {
         Map<Long, NativeThreadIds.Placement> placements;
         try {
             placements = NativeThreadIds.dump();
@@ -143,14 +165,51 @@ final class ThreadSampler implements Sampler {
                     + " command in this JVM?); threads that do not trace themselves get no track", e);
             return;
         }
+        int placed = 0;
         for (ThreadRecord r : records.values()) {
             if (r.tid < 0) {
                 NativeThreadIds.Placement p = placements.get(r.javaId);
                 if (p != null) {
-                    r.place(p, process);
+                    place(r, p.tid(), p.startNanos());
+                    placed++;
                 }
             }
         }
+        LOG.debug("jtrace jvm.threads: a thread dump placed {} thread(s)", placed);
+    }
+
+    /**
+     * Places the threads whose native name (see {@link OsThreadNames}) picks out one OS thread nobody has
+     * placed; their start is taken as the sample that first saw them. Returns whether some are left that
+     * the names had their chance at (two samples: the first only notes a new OS thread), which only a
+     * dump can place.
+     */
+    private boolean placeByName() {
+        Map<String, List<ThreadRecord>> wanted = new HashMap<>();
+        for (ThreadRecord r : records.values()) {
+            if (r.tid < 0) {
+                wanted.computeIfAbsent(OsThreadNames.nativeName(r.thread.getName()), k -> new ArrayList<>(1)).add(r);
+            }
+        }
+        Map<String, Long> available = osNames.unplacedByName(placedTids);
+        boolean left = false;
+        for (Map.Entry<String, List<ThreadRecord>> e : wanted.entrySet()) {
+            Long tid = available.get(e.getKey());
+            if (e.getValue().size() == 1 && tid != null && tid > 0) {
+                ThreadRecord r = e.getValue().get(0);
+                place(r, tid, r.firstSeenNanos);
+            } else {
+                for (ThreadRecord r : e.getValue()) {
+                    left |= sampleNumber - r.firstSample >= 2;
+                }
+            }
+        }
+        return left;
+    }
+
+    private void place(ThreadRecord r, long tid, long startNanos) {
+        r.place(tid, startNanos, process);
+        placedTids.add(tid);
     }
 
     private void sample(ThreadRecord r, long now) {
@@ -240,6 +299,9 @@ final class ThreadSampler implements Sampler {
     private static final class ThreadRecord {
         final Thread thread;
         final long javaId;
+        /** The sample that first saw the thread: its start, when no dump tells it. */
+        final long firstSeenNanos;
+        final long firstSample;
         long tid = -1;
         long startNanos;
         long trackUuid;
@@ -254,14 +316,16 @@ final class ThreadSampler implements Sampler {
         int describedEpoch = -1;
         long seenInSample;
 
-        ThreadRecord(Thread thread) {
+        ThreadRecord(Thread thread, long firstSeenNanos, long firstSample) {
             this.thread = thread;
             this.javaId = thread.getId();
+            this.firstSeenNanos = firstSeenNanos;
+            this.firstSample = firstSample;
         }
 
-        void place(NativeThreadIds.Placement p, ProcessTrack process) {
-            tid = p.tid();
-            startNanos = p.startNanos();
+        void place(long tid, long startNanos, ProcessTrack process) {
+            this.tid = tid;
+            this.startNanos = startNanos;
             trackUuid = process.threadUuid(tid);
             stateUuid = process.namedUuid("thread-state:" + tid);
             cpuUuid = process.namedUuid("thread-cpu:" + tid);

@@ -1,0 +1,99 @@
+package io.jtrace.agent.threads;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The native names of this process's OS threads, from {@code /proc/self/task/<tid>/comm}: how a new
+ * Java thread is usually placed without a thread dump (which stops the JVM). HotSpot names a thread's
+ * OS thread after its Java name when it starts, cut to the first 15 bytes of UTF-8 (JDK 17 and 25 alike);
+ * a Java thread whose cut name is the only one among the threads to place, and matches exactly one
+ * OS thread nobody has placed, is that OS thread. Anything ambiguous is left to the dump.
+ *
+ * <p>A new OS thread carries its creator's name until HotSpot renames it, a few microseconds in: so an
+ * OS thread's name is read only at the call after the one that first saw it, then kept while the
+ * thread lives. Linux only: elsewhere (no {@code /proc}) it finds nothing and every thread goes to the
+ * dump. Sampler thread only.
+ */
+final class OsThreadNames {
+    /** HotSpot's native names: 15 bytes and a NUL (pthread_setname_np's limit). */
+    static final int NATIVE_NAME_BYTES = 15;
+    private static final Path TASKS = Path.of("/proc/self/task");
+
+    /** Native name (as ISO-8859-1, byte for byte) of every OS thread read so far, by tid. */
+    private final Map<Long, String> names = new HashMap<>();
+    /** Tids seen once, their names not read yet. */
+    private final Set<Long> seenOnce = new HashSet<>();
+
+    /**
+     * Tids of live OS threads not in {@code placed}, by native name; names shared by several of them map
+     * to -1 (ambiguous). Empty where {@code /proc} cannot be read.
+     */
+    Map<String, Long> unplacedByName(Set<Long> placed) {
+        Set<Long> live = new HashSet<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+            for (Path task : tasks) {
+                long tid;
+                try {
+                    tid = Long.parseLong(task.getFileName().toString());
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                live.add(tid);
+                if (!placed.contains(tid) && !names.containsKey(tid) && !seenOnce.add(tid)) {
+                    seenOnce.remove(tid);
+                    String name = readName(task);
+                    if (name != null) {
+                        names.put(tid, name);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+        seenOnce.retainAll(live);
+        Map<String, Long> byName = new HashMap<>();
+        for (Iterator<Map.Entry<Long, String>> it = names.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, String> e = it.next();
+            if (!live.contains(e.getKey())) {
+                it.remove(); // ended: its tid may come back for another thread, with another name
+            } else if (!placed.contains(e.getKey())) {
+                byName.merge(e.getValue(), e.getKey(), (a, b) -> -1L);
+            }
+        }
+        return byName;
+    }
+
+    /** Forgets a tid's name: its thread was placed, or may have renamed itself. */
+    void forget(long tid) {
+        names.remove(tid);
+    }
+
+    /** The native name HotSpot gives a thread called {@code javaName}, as ISO-8859-1 (byte for byte). */
+    static String nativeName(String javaName) {
+        byte[] utf8 = javaName.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(utf8.length, NATIVE_NAME_BYTES);
+        return new String(utf8, 0, n, StandardCharsets.ISO_8859_1);
+    }
+
+    private static String readName(Path task) {
+        try {
+            byte[] comm = Files.readAllBytes(task.resolve("comm"));
+            int n = comm.length;
+            if (n > 0 && comm[n - 1] == '\n') {
+                n--;
+            }
+            return new String(comm, 0, n, StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            return null; // ended meanwhile
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.jtrace.agent.threads;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+class OsThreadNamesTest {
+    @Test
+    void nativeNamesAreTheFirst15BytesOfUtf8() {
+        assertEquals("short", OsThreadNames.nativeName("short"));
+        assertEquals("pool-1-thread-1", OsThreadNames.nativeName("pool-1-thread-12"));
+        String cut = OsThreadNames.nativeName("ünïcödé-näme-long");
+        assertEquals(15, cut.length(), "15 bytes, one char each in ISO-8859-1");
+        assertEquals(new String("ünïcödé-näme-long".getBytes(StandardCharsets.UTF_8), 0, 15, StandardCharsets.ISO_8859_1), cut);
+    }
+
+    @Test
+    void aThreadIsFoundByItsNativeNameFromTheSecondLookOnAndTwinsAreAmbiguous() throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        long[] uniqueTid = new long[1];
+        CountDownLatch started = new CountDownLatch(3);
+        for (String name : List.of("osnames-unique", "osnames-twin", "osnames-twin")) {
+            Thread t = new Thread(() -> {
+                if (Thread.currentThread().getName().equals("osnames-unique")) {
+                    uniqueTid[0] = ownTid();
+                }
+                started.countDown();
+                try {
+                    done.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, name);
+            t.start();
+            threads.add(t);
+        }
+        started.await();
+        OsThreadNames names = new OsThreadNames();
+        try {
+            Map<String, Long> first = names.unplacedByName(Set.of());
+            assertNull(first.get("osnames-unique"), "a thread first seen is not named yet: it may still carry its creator's name");
+            Map<String, Long> second = names.unplacedByName(Set.of());
+            assertEquals(uniqueTid[0], second.get("osnames-unique"));
+            assertEquals(-1L, second.get("osnames-twin"), "two threads, one name: ambiguous");
+            assertFalse(names.unplacedByName(Set.of(uniqueTid[0])).containsKey("osnames-unique"), "a placed tid is not offered");
+        } finally {
+            done.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+    }
+
+    private static long ownTid() {
+        try {
+            String link = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();
+            return Long.parseLong(link.substring(link.lastIndexOf('/') + 1));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
