@@ -8,8 +8,8 @@ import java.util.concurrent.locks.LockSupport;
  * What jvm.threads costs a JVM with many threads, as users run it: start this with
  * {@code -javaagent:jtrace.jar=start,file=...,sources=jvm.threads[,threads_period=...]}. Arguments:
  * threads, seconds. It parks that many platform threads, lets the agent sample them for the given time,
- * and prints the CPU time the agent's producer thread (which runs every sampler) used, as a share of one
- * core and per thread per sample.
+ * and prints the CPU time the agent's sampler thread (which runs every polling source) used, as a share
+ * of one core and per thread per sample.
  */
 public final class ThreadSamplingCost {
     private ThreadSamplingCost() {}
@@ -26,24 +26,24 @@ public final class ThreadSamplingCost {
         // Let the first dump place every thread, then measure the steady state.
         Thread.sleep(3000);
         ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        long producer = producerThreadId();
-        long cpuBefore = bean.getThreadCpuTime(producer);
+        long sampler = samplerThreadId();
+        long cpuBefore = bean.getThreadCpuTime(sampler);
         long wallBefore = System.nanoTime();
         Thread.sleep(seconds * 1000L);
-        long cpu = bean.getThreadCpuTime(producer) - cpuBefore;
+        long cpu = bean.getThreadCpuTime(sampler) - cpuBefore;
         long wall = System.nanoTime() - wallBefore;
         long samples = wall / (periodMillis * 1_000_000L);
         int live = Thread.activeCount();
-        System.out.printf("THREADS=%d%nPRODUCER_CPU_PERCENT_OF_ONE_CORE=%.3f%nNS_PER_THREAD_PER_SAMPLE=%.0f%n", live,
+        System.out.printf("THREADS=%d%nSAMPLER_CPU_PERCENT_OF_ONE_CORE=%.3f%nNS_PER_THREAD_PER_SAMPLE=%.0f%n", live,
                 100.0 * cpu / wall, (double) cpu / samples / live);
     }
 
-    private static long producerThreadId() {
+    private static long samplerThreadId() {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().equals("jtrace-producer")) {
+            if (t.getName().equals("jtrace-sampler")) {
                 return t.getId();
             }
         }
-        throw new IllegalStateException("no jtrace-producer thread: start with -javaagent:jtrace.jar=start,...");
+        throw new IllegalStateException("no jtrace-sampler thread: start with -javaagent:jtrace.jar=start,...");
     }
 }
