@@ -5,9 +5,9 @@ import java.lang.management.ThreadMXBean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * What jvm.threads costs a JVM with many threads, as users run it: start this with
- * {@code -javaagent:jtrace.jar=start,file=...,sources=jvm.threads[,threads_period=...]}. Arguments:
- * threads, seconds. It parks that many platform threads, lets the agent sample them for the given time,
+ * What a polling source costs, as users run it: start this with
+ * {@code -javaagent:jtrace.jar=start,file=...,sources=jvm.threads[,threads_period=...]} (or jvm.memory,
+ * jvm.jmx with their periods). Arguments: threads, seconds, the source's period in ms (default 100). It parks that many platform threads, lets the agent sample them for the given time,
  * and prints the CPU time the agent's sampler thread (which runs every polling source) used, as a share
  * of one core and per thread per sample.
  */
@@ -34,8 +34,8 @@ public final class ThreadSamplingCost {
         long wall = System.nanoTime() - wallBefore;
         long samples = wall / (periodMillis * 1_000_000L);
         int live = Thread.activeCount();
-        System.out.printf("THREADS=%d%nSAMPLER_CPU_PERCENT_OF_ONE_CORE=%.3f%nNS_PER_THREAD_PER_SAMPLE=%.0f%n", live,
-                100.0 * cpu / wall, (double) cpu / samples / live);
+        System.out.printf("THREADS=%d%nSAMPLER_CPU_PERCENT_OF_ONE_CORE=%.3f%nNS_PER_SAMPLE=%.0f%nNS_PER_THREAD_PER_SAMPLE=%.0f%n",
+                live, 100.0 * cpu / wall, (double) cpu / samples, (double) cpu / samples / live);
     }
 
     private static long samplerThreadId() {
