@@ -20,10 +20,13 @@ import java.util.Set;
  *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default both</li>
  *   <li>{@code categories=app+db*}: track_event categories to enable (globs); default all</li>
  *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug); default warn</li>
+ *   <li>{@code name=x}: the session's name (what stop, flush and dump take); default {@code session-<n>}</li>
+ *   <li>{@code ring}: keep the trace in memory (the last {@code buffer} bytes) and write the file at the
+ *       end and on each dump, instead of streaming it into the file</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
-                           List<String> categories, String logLevel) {
+                           List<String> categories, String logLevel, String name, boolean ring) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME);
@@ -39,6 +42,8 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         List<String> sources = DEFAULT_SOURCES;
         List<String> categories = List.of();
         String log = "warn";
+        String name = null;
+        boolean ring = false;
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -54,6 +59,19 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                             throw new IllegalArgumentException("jtrace option 'start' takes no value");
                         }
                         start = true;
+                        break;
+                    case "ring":
+                        if (value != null) {
+                            throw new IllegalArgumentException("jtrace option 'ring' takes no value");
+                        }
+                        ring = true;
+                        break;
+                    case "name":
+                        name = require(key, value);
+                        if (!name.matches("[A-Za-z0-9._-]+")) {
+                            throw new IllegalArgumentException("jtrace option 'name' may hold only letters, digits, "
+                                    + "'.', '_' and '-', got '" + value + "'");
+                        }
                         break;
                     case "duration":
                         duration = parseDuration(require(key, value));
@@ -79,14 +97,14 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                         break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
-                                + "' (known: start, duration, file, buffer, sources, categories, log)");
+                                + "' (known: start, name, ring, duration, file, buffer, sources, categories, log)");
                 }
             }
         }
-        if (!start && (duration > 0 || file != null)) {
-            throw new IllegalArgumentException("jtrace options 'duration' and 'file' need 'start'");
+        if (!start && (duration > 0 || file != null || name != null || ring)) {
+            throw new IllegalArgumentException("jtrace options 'duration', 'file', 'name' and 'ring' need 'start'");
         }
-        return new AgentOptions(start, duration, file, buffer, sources, categories, log);
+        return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring);
     }
 
     private static String require(String key, String value) {

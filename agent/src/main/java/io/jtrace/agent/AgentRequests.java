@@ -1,0 +1,72 @@
+package io.jtrace.agent;
+
+import io.jtrace.agent.control.SessionRegistry;
+import io.jtrace.agent.control.SessionRequest;
+import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TrackEventConfig;
+import org.slf4j.LoggerFactory;
+
+/** Turns agent options and text TraceConfigs into session requests, for every control surface. */
+final class AgentRequests implements SessionRegistry.RequestParser {
+    static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
+
+    @Override
+    public SessionRequest fromOptions(String options) {
+        String text = options == null ? "" : options.trim();
+        // Through JMX and the CLI the options describe a session to start: 'start' goes without saying.
+        if (!AgentOptions.parse(text).start()) {
+            text = text.isEmpty() ? "start" : "start," + text;
+        }
+        return request(AgentOptions.parse(text));
+    }
+
+    @Override
+    public SessionRequest fromConfig(String traceConfigText, String file) {
+        throw new IllegalArgumentException("text TraceConfigs are not supported in this build");
+    }
+
+    static SessionRequest request(AgentOptions options) {
+        return new SessionRequest(options.name(), traceConfig(options),
+                options.ring() ? SessionRequest.Mode.RING : SessionRequest.Mode.FILE, options.file());
+    }
+
+    static TraceConfig traceConfig(AgentOptions options) {
+        TraceConfig.Builder config = TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder()
+                        .setSizeKb((int) (bufferBytes(options.bufferBytes(), Runtime.getRuntime().maxMemory()) / 1024))
+                        .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
+        // Ring buffers overwrite the oldest data, including each thread's interned names: have every
+        // sequence write them again every few seconds so an overwritten trace still decodes.
+        config.setIncrementalStateConfig(TraceConfig.IncrementalStateConfig.newBuilder()
+                .setClearPeriodMs(INCREMENTAL_STATE_CLEAR_PERIOD_MS));
+        if (options.durationMillis() > 0) {
+            config.setDurationMs((int) Math.min(Integer.MAX_VALUE, options.durationMillis()));
+        }
+        for (String source : options.sources()) {
+            DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);
+            if (source.equals(TrackEventDataSource.NAME) && !options.categories().isEmpty()) {
+                ds.setTrackEventConfig(TrackEventConfig.newBuilder().addAllEnabledCategories(options.categories()));
+            }
+            config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
+        }
+        return config.build();
+    }
+
+    /**
+     * The trace buffer lives on the host's heap: never more than an eighth of it, so tracing cannot
+     * push the application into OutOfMemoryError.
+     */
+    static long bufferBytes(long requested, long maxHeap) {
+        long cap = Math.max(64 * 1024, maxHeap / 8);
+        if (requested > cap) {
+            LoggerFactory.getLogger(AgentRuntime.class).warn(
+                    "jtrace: buffer of {} bytes is more than an eighth of the heap ({} bytes); using {} bytes",
+                    requested, maxHeap, cap);
+            return cap;
+        }
+        return requested;
+    }
+}
