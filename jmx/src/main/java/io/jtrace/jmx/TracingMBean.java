@@ -3,6 +3,9 @@ package io.jtrace.jmx;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
@@ -81,7 +84,15 @@ public final class TracingMBean extends StandardEmitterMBean {
      * in this JVM): there must be one tracing service per JVM, and that one is it.
      */
     public static TracingMBean register(TracingControl control) throws JMException {
-        TracingMBean mbean = new TracingMBean(control, new NotificationBroadcasterSupport(notificationInfo()));
+        // Listeners are called on a thread of their own: a session's end is reported from the service's
+        // thread, which a listener calling back into the MBean (as in-process ones may) must not hold.
+        ThreadPoolExecutor delivery = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, "jtrace-jmx-notifications");
+                    t.setDaemon(true);
+                    return t;
+                });
+        TracingMBean mbean = new TracingMBean(control, new NotificationBroadcasterSupport(delivery, notificationInfo()));
         ManagementFactory.getPlatformMBeanServer().registerMBean(mbean, objectName());
         return mbean;
     }
