@@ -5,6 +5,7 @@ import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.jmx.TracingMBean;
+import io.jtrace.jmx.TracingMXBean;
 import io.jtrace.producer.ProducerClient;
 import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.ServiceConfig;
@@ -39,6 +40,9 @@ final class AgentRuntime {
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
         this.sessions = new SessionRegistry(service, new AgentRequests());
+        // How `jtrace list` tells, without loading anything, that this JVM runs jtrace.
+        String version = AgentRuntime.class.getPackage().getImplementationVersion();
+        System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");
         LoggerFactory.getLogger(AgentRuntime.class).debug("jtrace runtime created in class loader {}",
                 AgentRuntime.class.getClassLoader());
         // Off the caller's path: the platform MBean server costs tens of milliseconds to start, and

@@ -13,6 +13,8 @@ import java.util.List;
 public interface TracingMXBean {
     /** The object name it is registered under on the platform MBean server. */
     String OBJECT_NAME = "io.jtrace:type=Tracing";
+    /** The system property a loaded jtrace agent sets to its version, so tools can tell without loading anything. */
+    String LOADED_PROPERTY = "io.jtrace.agent";
 
     List<SessionInfo> getSessions();
 
