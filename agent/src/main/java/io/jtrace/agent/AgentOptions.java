@@ -4,6 +4,7 @@ import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -23,10 +24,12 @@ import java.util.Set;
  *   <li>{@code name=x}: the session's name (what stop, flush and dump take); default {@code session-<n>}</li>
  *   <li>{@code ring}: keep the trace in memory (the last {@code buffer} bytes) and write the file at the
  *       end and on each dump, instead of streaming it into the file</li>
+ *   <li>{@code config=path}: a Perfetto text TraceConfig instead of duration, buffer, sources,
+ *       categories and ring</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
-                           List<String> categories, String logLevel, String name, boolean ring) {
+                           List<String> categories, String logLevel, String name, boolean ring, Path config) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME);
@@ -44,6 +47,8 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         String log = "warn";
         String name = null;
         boolean ring = false;
+        Path config = null;
+        Set<String> given = new HashSet<>();
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -53,6 +58,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                 int eq = trimmed.indexOf('=');
                 String key = eq < 0 ? trimmed : trimmed.substring(0, eq).trim();
                 String value = eq < 0 ? null : trimmed.substring(eq + 1).trim();
+                given.add(key);
                 switch (key) {
                     case "start":
                         if (value != null) {
@@ -72,6 +78,9 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                             throw new IllegalArgumentException("jtrace option 'name' may hold only letters, digits, "
                                     + "'.', '_' and '-', got '" + value + "'");
                         }
+                        break;
+                    case "config":
+                        config = Path.of(require(key, value));
                         break;
                     case "duration":
                         duration = parseDuration(require(key, value));
@@ -97,14 +106,22 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                         break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
-                                + "' (known: start, name, ring, duration, file, buffer, sources, categories, log)");
+                                + "' (known: start, name, ring, config, duration, file, buffer, sources, categories, log)");
                 }
             }
         }
-        if (!start && (duration > 0 || file != null || name != null || ring)) {
-            throw new IllegalArgumentException("jtrace options 'duration', 'file', 'name' and 'ring' need 'start'");
+        if (!start && (duration > 0 || file != null || name != null || ring || config != null)) {
+            throw new IllegalArgumentException("jtrace options 'duration', 'file', 'name', 'ring' and 'config' need 'start'");
         }
-        return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring);
+        if (config != null) {
+            for (String inConfig : List.of("duration", "buffer", "sources", "categories", "ring")) {
+                if (given.contains(inConfig)) {
+                    throw new IllegalArgumentException("jtrace option '" + inConfig + "' cannot go with 'config': "
+                            + "set it in the trace config");
+                }
+            }
+        }
+        return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring, config);
     }
 
     private static String require(String key, String value) {

@@ -1,5 +1,6 @@
 package io.jtrace.agent;
 
+import io.jtrace.agent.config.TextTraceConfig;
 import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.control.SessionRequest;
 import io.jtrace.agent.gc.GcDataSource;
@@ -7,6 +8,10 @@ import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TrackEventConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.slf4j.LoggerFactory;
 
 /** Turns agent options and text TraceConfigs into session requests, for every control surface. */
@@ -25,10 +30,33 @@ final class AgentRequests implements SessionRegistry.RequestParser {
 
     @Override
     public SessionRequest fromConfig(String traceConfigText, String file) {
-        throw new IllegalArgumentException("text TraceConfigs are not supported in this build");
+        return fromConfig(TextTraceConfig.parse(traceConfigText), null,
+                file == null || file.isBlank() ? null : Path.of(file));
+    }
+
+    /**
+     * A text config's session, as Perfetto runs it: write_into_file streams into the file (FILE mode),
+     * otherwise the buffers are kept and written at the end (RING mode). The file given wins over the
+     * config's output_path; the name given wins over its unique_session_name.
+     */
+    static SessionRequest fromConfig(TraceConfig config, String name, Path file) {
+        Path target = file != null ? file : config.getOutputPath().isEmpty() ? null : Path.of(config.getOutputPath());
+        String sessionName = name != null ? name
+                : config.getUniqueSessionName().isEmpty() ? null : config.getUniqueSessionName();
+        return new SessionRequest(sessionName, config,
+                config.getWriteIntoFile() ? SessionRequest.Mode.FILE : SessionRequest.Mode.RING, target);
     }
 
     static SessionRequest request(AgentOptions options) {
+        if (options.config() != null) {
+            String text;
+            try {
+                text = Files.readString(options.config(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("jtrace option 'config': cannot read '" + options.config() + "': " + e);
+            }
+            return fromConfig(TextTraceConfig.parse(text), options.name(), options.file());
+        }
         return new SessionRequest(options.name(), traceConfig(options),
                 options.ring() ? SessionRequest.Mode.RING : SessionRequest.Mode.FILE, options.file());
     }

@@ -111,6 +111,49 @@ class CliControlTest {
     }
 
     @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void textTraceConfigsStartSessionsFromTheCliAndFromTheAgentOptions(String jdk) throws Exception {
+        Path streamed = dir.resolve("streamed.pbtxt");
+        java.nio.file.Files.writeString(streamed, """
+                buffers { size_kb: 4096 }
+                data_sources { config { name: "track_event" track_event_config { enabled_categories: "app" } } }
+                write_into_file: true
+                unique_session_name: "from-config"
+                """);
+        Path kept = dir.resolve("kept.pbtxt");
+        java.nio.file.Files.writeString(kept, """
+                buffers { size_kb: 2048 fill_policy: RING_BUFFER }
+                data_sources { config { name: "jvm.gc" } }
+                """);
+        Path bad = dir.resolve("bad.pbtxt");
+        java.nio.file.Files.writeString(bad, "buffers { size_kb: 64 }\ndata_sources { config { name: \"x\" }\n");
+        Path cliTrace = dir.resolve("cli-config.pftrace");
+        Path bootTrace = dir.resolve("boot-config.pftrace");
+        try (RunningJvm jvm = new RunningJvm(jdk, "start,name=boot,config=" + kept + ",file=" + bootTrace, dir,
+                List.of())) {
+            String pid = String.valueOf(jvm.pid());
+            Cli started = cli(jvm, "start", "--pid", pid, "--config", streamed.toString(), "--out", cliTrace.toString());
+            assertEquals(0, started.exitCode(), started.err());
+            assertTrue(started.out().startsWith("started session 'from-config' (id ") && started.out().contains(
+                    "file, sources=track_event[app] buffers=4096kb ring"), started.out());
+            Cli status = cli(jvm, "status", "--pid", pid);
+            assertTrue(status.out().contains("session 'boot' (id 1): STARTED, ring, sources=jvm.gc buffers=2048kb ring"),
+                    "the agent's config= option started a ring session from the text config: " + status.out());
+            Cli refused = cli(jvm, "start", "--pid", pid, "--config", bad.toString());
+            assertEquals(1, refused.exitCode(), refused.out());
+            assertTrue(refused.err().startsWith("jtrace start: trace config line 3, column 1: "), refused.err());
+            Thread.sleep(500);
+            assertEquals(0, cli(jvm, "stop", "--pid", pid, "--name", "from-config").exitCode());
+            assertEquals(0, cli(jvm, "stop", "--pid", pid, "--name", "boot").exitCode());
+        }
+        TraceModel model = TraceModel.read(cliTrace);
+        assertTrue(model.slices.stream().filter(s -> "tick".equals(s.name())).count() > 10, cliTrace.toString());
+        assertTrue(model.packets.get(1).getTraceConfig().getUniqueSessionName().equals("from-config"));
+        TraceModel boot = TraceModel.read(bootTrace);
+        assertTrue(boot.packets.get(boot.packets.size() - 1).hasTraceStats(), bootTrace.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17"})
     void processesThatCannotBeControlledGetAOneLineErrorAndExitCode3(String jdk) throws Exception {
         Process notAJvm = new ProcessBuilder("sleep", "60").start();

@@ -155,12 +155,16 @@ public final class ControlCommand {
         return args[i];
     }
 
-    /** The target's working directory is not ours: every file= the user gives is made absolute here. */
+    /** The target's working directory is not ours: every file= and config= the user gives is made absolute here. */
     private static String absoluteFiles(String options) {
         List<String> items = new ArrayList<>();
         for (String item : options.split(",")) {
             String t = item.trim();
-            items.add(t.startsWith("file=") ? "file=" + Path.of(t.substring(5)).toAbsolutePath() : t);
+            if (t.startsWith("file=") || t.startsWith("config=")) {
+                int eq = t.indexOf('=');
+                t = t.substring(0, eq + 1) + Path.of(t.substring(eq + 1)).toAbsolutePath();
+            }
+            items.add(t);
         }
         return String.join(",", items);
     }
