@@ -31,6 +31,7 @@ final class AgentRuntime {
     private final TracingService service;
     private final ProducerClient producer;
     private final SessionRegistry sessions;
+    private boolean mbeanRegistrationStarted;
 
     private AgentRuntime() {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
@@ -45,8 +46,19 @@ final class AgentRuntime {
         System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");
         LoggerFactory.getLogger(AgentRuntime.class).debug("jtrace runtime created in class loader {}",
                 AgentRuntime.class.getClassLoader());
-        // Off the caller's path: the platform MBean server costs tens of milliseconds to start, and
-        // premain must not make the application wait for it.
+    }
+
+    /**
+     * Registers {@code io.jtrace:type=Tracing} in the background, once. Off the caller's path: the
+     * platform MBean server costs tens of milliseconds to start, and premain must not make the
+     * application wait for it. Called after a start-up session has started, so the garbage that
+     * starting the MBean server makes (and any GC it causes) is traced like the application's own.
+     */
+    synchronized void registerMBeanInBackground() {
+        if (mbeanRegistrationStarted) {
+            return;
+        }
+        mbeanRegistrationStarted = true;
         Thread jmx = new Thread(new MBeanRegistration(sessions), "jtrace-jmx-register");
         jmx.setDaemon(true);
         jmx.start();

@@ -42,7 +42,7 @@ public final class JTraceAgent {
         @Override
         public void run() {
             try {
-                AgentRuntime.get();
+                AgentRuntime.get().registerMBeanInBackground();
             } catch (Throwable t) {
                 LoggerFactory.getLogger(JTraceAgent.class).error("jtrace agent failed to initialize", t);
             }
@@ -72,6 +72,8 @@ public final class JTraceAgent {
                 Thread init = new Thread(new Initializer(), "jtrace-init");
                 init.setDaemon(true);
                 init.start();
+            } else {
+                registerMBean();
             }
             return;
         }
@@ -98,6 +100,16 @@ public final class JTraceAgent {
         } catch (RuntimeException | Error e) {
             log.error("jtrace agent command '{}' failed", command.text(), e);
             throw e;
+        } finally {
+            registerMBean();
+        }
+    }
+
+    /** The MBean of this copy's runtime, if it has one, registered in the background (once). */
+    private static void registerMBean() {
+        AgentRuntime runtime = AgentRuntime.current();
+        if (runtime != null) {
+            runtime.registerMBeanInBackground();
         }
     }
 
