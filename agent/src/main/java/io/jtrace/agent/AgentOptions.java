@@ -16,7 +16,7 @@ import java.util.Set;
  * <ul>
  *   <li>{@code start}: start a session now (otherwise the agent only registers its data sources)</li>
  *   <li>{@code duration=30s}: stop after this long (ms, s, m, h); default: at JVM exit</li>
- *   <li>{@code file=path}: where the trace goes; default {@code jtrace-<pid>-<time>.pftrace}</li>
+ *   <li>{@code file=path}: where the trace goes; default {@code jtrace-<pid>-<time>-<name>.pftrace}</li>
  *   <li>{@code buffer=64m}: trace buffer size (k, m); default 32m</li>
  *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default both</li>
  *   <li>{@code categories=app+db*}: track_event categories to enable (globs); default all</li>

@@ -245,6 +245,10 @@ public final class SessionRegistry implements TracingControl {
                     + " already; dump works on ring-mode sessions (start one with the option 'ring')");
         }
         Path path = Path.of(file).toAbsolutePath();
+        if (path.normalize().equals(session.file.toAbsolutePath().normalize())) {
+            throw new IllegalArgumentException("session '" + session.name + "' writes " + path
+                    + " when it ends; dump into another file");
+        }
         DumpResult result = await(service.dump(session.id(), path), "dumping session '" + session.name + "'");
         DumpInfo info = new DumpInfo(session.name, path.toString(), result.bytes(), result.packets());
         return info;

@@ -42,6 +42,13 @@ class SessionRegistryTest {
 
     @AfterEach
     void close() {
+        // Sessions end as at JVM exit: closing the service under a running ring session would free its
+        // buffers before their last read (the agent never closes its service).
+        for (SessionInfo s : registry.getSessions()) {
+            if (!s.state().equals("STOPPED")) {
+                registry.stop(s.name());
+            }
+        }
         service.close();
     }
 
@@ -106,6 +113,9 @@ class SessionRegistryTest {
         IllegalStateException streamed = assertThrows(IllegalStateException.class,
                 () -> registry.dump("f", dir.resolve("d2.pftrace").toString()));
         assertTrue(streamed.getMessage().contains("streams into"), streamed.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> registry.dump("r", dir.resolve("r.pftrace").toString())).getMessage()
+                .contains("dump into another file"), "a dump never overwrites the session's own file");
     }
 
     @Test
