@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.slf4j.LoggerFactory;
 
 /** Turns agent options and text TraceConfigs into session requests, for every control surface. */
@@ -22,7 +23,7 @@ final class AgentRequests implements SessionRegistry.RequestParser {
     public SessionRequest fromOptions(String options) {
         String text = options == null ? "" : options.trim();
         // Through JMX and the CLI the options describe a session to start: 'start' goes without saying.
-        if (!java.util.Arrays.stream(text.split(",")).map(String::trim).toList().contains("start")) {
+        if (!Arrays.stream(text.split(",")).map(String::trim).toList().contains("start")) {
             text = text.isEmpty() ? "start" : "start," + text;
         }
         return request(AgentOptions.parse(text));

@@ -7,6 +7,7 @@ import io.jtrace.it.trace.TraceModel;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,19 +115,19 @@ class CliControlTest {
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
     void textTraceConfigsStartSessionsFromTheCliAndFromTheAgentOptions(String jdk) throws Exception {
         Path streamed = dir.resolve("streamed.pbtxt");
-        java.nio.file.Files.writeString(streamed, """
+        Files.writeString(streamed, """
                 buffers { size_kb: 4096 }
                 data_sources { config { name: "track_event" track_event_config { enabled_categories: "app" } } }
                 write_into_file: true
                 unique_session_name: "from-config"
                 """);
         Path kept = dir.resolve("kept.pbtxt");
-        java.nio.file.Files.writeString(kept, """
+        Files.writeString(kept, """
                 buffers { size_kb: 2048 fill_policy: RING_BUFFER }
                 data_sources { config { name: "jvm.gc" } }
                 """);
         Path bad = dir.resolve("bad.pbtxt");
-        java.nio.file.Files.writeString(bad, "buffers { size_kb: 64 }\ndata_sources { config { name: \"x\" }\n");
+        Files.writeString(bad, "buffers { size_kb: 64 }\ndata_sources { config { name: \"x\" }\n");
         Path cliTrace = dir.resolve("cli-config.pftrace");
         Path bootTrace = dir.resolve("boot-config.pftrace");
         try (RunningJvm jvm = new RunningJvm(jdk, "start,name=boot,config=" + kept + ",file=" + bootTrace, dir,

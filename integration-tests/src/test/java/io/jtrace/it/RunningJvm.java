@@ -17,8 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A child JVM running {@link AttachWorkload} (a "tick" slice every few ms) for a test to control from
- * outside with the JDK's {@code jcmd}, JMX or jtrace's CLI; killed on close.
+ * A child JVM running {@link AttachWorkload} (a "tick" slice every few ms) or another workload that
+ * prints READY, for a test to control from outside with the JDK's {@code jcmd}, JMX or jtrace's CLI;
+ * killed on close.
  */
 final class RunningJvm implements AutoCloseable {
     private static final Pattern RETURN_CODE = Pattern.compile("return code: (-?\\d+)");
@@ -36,6 +37,12 @@ final class RunningJvm implements AutoCloseable {
      * options after {@code =} ("" for none).
      */
     RunningJvm(String jdk, String agentOptions, Path dir, List<String> flags) throws IOException {
+        this(jdk, agentOptions, dir, flags, AttachWorkload.class.getName(), "300");
+    }
+
+    /** Starts {@code mainClass}, which must print READY first, on {@code jdk}. */
+    RunningJvm(String jdk, String agentOptions, Path dir, List<String> flags, String mainClass, String... args)
+            throws IOException {
         this.launcher = ChildJvm.java(jdk);
         this.stderr = dir.resolve("child-stderr.txt");
         List<String> command = new ArrayList<>();
@@ -50,8 +57,8 @@ final class RunningJvm implements AutoCloseable {
         command.add("-cp");
         command.add(System.getProperty("jtrace.workloadClasspath") + File.pathSeparator
                 + ChildJvm.agentJar().toAbsolutePath());
-        command.add(AttachWorkload.class.getName());
-        command.add("300");
+        command.add(mainClass);
+        command.addAll(List.of(args));
         this.process = new ProcessBuilder(command).directory(dir.toFile()).redirectError(stderr.toFile()).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         assertEquals("READY", out.readLine(), () -> "the workload did not start: " + stderrText());

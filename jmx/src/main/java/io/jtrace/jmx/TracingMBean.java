@@ -76,6 +76,8 @@ public final class TracingMBean extends StandardEmitterMBean {
                         session, 0, 0);
             }
         });
+        // Sessions that started before the MBean existed (a start-up session) are watched too.
+        losses.watch();
     }
 
     /**

@@ -123,6 +123,17 @@ class TracingMBeanTest {
     }
 
     @Test
+    void aSessionThatStartedBeforeTheMBeanIsWatchedToo() throws Exception {
+        control.sessions = List.of(FakeControl.session("boot", "file", 0, 0, 0));
+        mbean = TracingMBean.register(control);
+        BlockingQueue<Notification> received = listen();
+        control.sessions = List.of(FakeControl.session("boot", "file", 0, 0, 5));
+        Notification lost = received.poll(10, TimeUnit.SECONDS);
+        assertEquals(Notifications.DATA_LOST, lost.getType());
+        assertEquals("boot", ((CompositeData) lost.getUserData()).get("session"));
+    }
+
+    @Test
     void aRingSessionOverwritingItsOldestDataIsNotALoss() throws Exception {
         mbean = TracingMBean.register(control);
         BlockingQueue<Notification> received = listen();

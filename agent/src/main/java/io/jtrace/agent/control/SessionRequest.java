@@ -2,6 +2,7 @@ package io.jtrace.agent.control;
 
 import io.jtrace.protos.TraceConfig;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * A session to start, from whichever surface asked (agent options, jcmd, JMX, the CLI).
@@ -17,7 +18,7 @@ public record SessionRequest(String name, TraceConfig config, Mode mode, Path fi
         FILE, RING;
 
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 }

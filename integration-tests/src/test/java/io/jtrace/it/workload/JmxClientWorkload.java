@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import javax.management.JMException;
 import javax.management.MBeanOperationInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.Notification;
@@ -66,7 +67,7 @@ public final class JmxClientWorkload {
             try {
                 server.invoke(name, "stop", new Object[] {"no-such-session"}, new String[] {String.class.getName()});
                 throw new AssertionError("stopping an unknown session succeeded");
-            } catch (javax.management.JMException | RuntimeException e) {
+            } catch (JMException | RuntimeException e) {
                 Throwable cause = e;
                 while (cause.getCause() != null) {
                     cause = cause.getCause();
