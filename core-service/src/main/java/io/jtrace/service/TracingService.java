@@ -82,6 +82,7 @@ public final class TracingService implements AutoCloseable {
      * for a session that streams into its own file or has stopped, {@link InvalidConfigException} when
      * the file cannot be written. Chunks that writers still hold are copied (up to their last
      * finished packet) like at the end of a session, so a thread that went quiet is in the dump.
+     * The service thread only copies; the file is written on a thread of the dump's own.
      */
     public CompletableFuture<DumpResult> dump(long sessionId, Path file) {
         return thread.call(() -> lifecycle.flush(session(sessionId), defaultFlushTimeoutMillis))
@@ -91,8 +92,9 @@ public final class TracingService implements AutoCloseable {
                     // Threads that went quiet hold their last packets in chunks no flush can reach: copy
                     // those as the end of a session does. Their later commit replaces the copy.
                     producerRegistry.scrape(session);
-                    return sessionDump.dump(session, file);
-                }));
+                    return sessionDump.prepare(session, file);
+                }))
+                .thenApplyAsync(SessionDump.Prepared::write, SessionDump.WRITER);
     }
 
     private TracingSession session(long sessionId) {

@@ -5,9 +5,11 @@ import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -161,9 +163,11 @@ public final class TraceBuffer {
     /**
      * A read-only copy of what the buffer holds now, for a dump of a running session: the copy is read
      * out (as if its session had ended) while this buffer goes on storing and is later read as if no
-     * dump had happened. Costs one array of {@link #capacity()} bytes while the copy lives.
+     * dump had happened. Every copied sequence gets its trusted sequence id from {@code identity} now,
+     * so the copy can be read on another thread with an identity that knows only pids and uids. Costs
+     * one array of {@link #capacity()} bytes while the copy lives.
      */
-    public TraceBuffer copy() {
+    public TraceBuffer copy(SequenceIdentity identity) {
         TraceBuffer copy = new TraceBuffer(capacity, policy);
         System.arraycopy(ring, 0, copy.ring, 0, capacity);
         copy.counters.copyFrom(counters);
@@ -194,7 +198,22 @@ public final class TraceBuffer {
             seq.chunks.add(c);
             copy.byAge.addLast(c);
         }
+        for (SequenceState c : copies.values()) {
+            sequenceIdOf(c, identity);
+        }
         return copy;
+    }
+
+    /** The producers whose sequences the buffer holds. */
+    public Set<Integer> producerIds() {
+        Set<Integer> ids = new HashSet<>();
+        for (SequenceState seq : retired) {
+            ids.add(seq.key.producerId());
+        }
+        for (SequenceKey key : sequences.keySet()) {
+            ids.add(key.producerId());
+        }
+        return ids;
     }
 
     public long capacity() {
