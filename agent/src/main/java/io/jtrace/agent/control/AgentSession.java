@@ -107,13 +107,10 @@ final class AgentSession implements Consumer {
     @Override
     public void onTracingDisabled(String error) {
         // Runs on the service thread: each call below posts a task that runs after this one, in order,
-        // so the status still sees the session and the read comes before the buffers are freed.
-        service.status().whenComplete((status, statusError) -> {
-            if (status != null) {
-                finalStatus = status.session(id);
-            }
-        });
+        // so the status still sees the session (after the last read: its final counters) and the read
+        // comes before the buffers are freed.
         if (mode == SessionRequest.Mode.FILE || error != null) {
+            captureFinalStatus();
             closeRingFile();
             endpoint.freeBuffers().whenComplete((v, e) -> finish(error));
             return;
@@ -126,7 +123,16 @@ final class AgentSession implements Consumer {
                 failure = "writing " + file + " failed: " + e.getMessage();
             }
             String result = failure;
+            captureFinalStatus();
             endpoint.freeBuffers().whenComplete((v, e) -> finish(result));
+        });
+    }
+
+    private void captureFinalStatus() {
+        service.status().whenComplete((status, statusError) -> {
+            if (status != null) {
+                finalStatus = status.session(id);
+            }
         });
     }
 

@@ -92,6 +92,7 @@ class SessionRegistryTest {
 
         SessionInfo stopped = registry.stop("r");
         assertEquals("STOPPED", stopped.state());
+        assertEquals(256 * 1024, stopped.buffers().get(0).sizeBytes(), "the ended session keeps its final counters");
         assertEquals(Files.size(dir.resolve("r.pftrace")), stopped.bytesWritten());
         List<TracePacket> trace = packets(dir.resolve("r.pftrace"));
         assertTrue(trace.get(1).hasTraceConfig() && trace.get(1).getTraceConfig().getUniqueSessionName().equals("r"));
