@@ -8,6 +8,7 @@ import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -19,7 +20,7 @@ import java.util.Set;
  * <ul>
  *   <li>{@code start}: start a session now (otherwise the agent only registers its data sources)</li>
  *   <li>{@code duration=30s}: stop after this long (ms, s, m, h); default: at JVM exit</li>
- *   <li>{@code file=path}: where the trace goes; default {@code jtrace-<pid>-<time>.pftrace}</li>
+ *   <li>{@code file=path}: where the trace goes; default {@code jtrace-<pid>-<time>-<name>.pftrace}</li>
  *   <li>{@code buffer=64m}: trace buffer size (k, m); default 32m</li>
  *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default all of
  *       track_event, jvm.gc, jvm.threads, jvm.memory, jvm.jmx</li>
@@ -31,11 +32,17 @@ import java.util.Set;
  *       string is comma-separated)</li>
  *   <li>{@code jmx_period=1s}: jvm.jmx's poll period (at least 10ms)</li>
  *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug); default warn</li>
+ *   <li>{@code name=x}: the session's name (what stop, flush and dump take); default {@code session-<n>}</li>
+ *   <li>{@code ring}: keep the trace in memory (the last {@code buffer} bytes) and write the file at the
+ *       end and on each dump, instead of streaming it into the file</li>
+ *   <li>{@code config=path}: a Perfetto text TraceConfig instead of duration, buffer, sources,
+ *       categories and ring</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
-                           List<String> categories, String logLevel, long threadsPeriodMillis,
-                           long memoryPeriodMillis, List<String> jmxAttributes, long jmxPeriodMillis) {
+                           List<String> categories, String logLevel, String name, boolean ring, Path config,
+                           long threadsPeriodMillis, long memoryPeriodMillis, List<String> jmxAttributes,
+                           long jmxPeriodMillis) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME,
@@ -56,6 +63,10 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         long memoryPeriod = MemoryDataSource.DEFAULT_PERIOD_MS;
         List<String> jmx = JmxDataSource.DEFAULT_ATTRIBUTES;
         long jmxPeriod = JmxDataSource.DEFAULT_PERIOD_MS;
+        String name = null;
+        boolean ring = false;
+        Path config = null;
+        Set<String> given = new HashSet<>();
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -65,12 +76,29 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                 int eq = trimmed.indexOf('=');
                 String key = eq < 0 ? trimmed : trimmed.substring(0, eq).trim();
                 String value = eq < 0 ? null : trimmed.substring(eq + 1).trim();
+                given.add(key);
                 switch (key) {
                     case "start":
                         if (value != null) {
                             throw new IllegalArgumentException("jtrace option 'start' takes no value");
                         }
                         start = true;
+                        break;
+                    case "ring":
+                        if (value != null) {
+                            throw new IllegalArgumentException("jtrace option 'ring' takes no value");
+                        }
+                        ring = true;
+                        break;
+                    case "name":
+                        name = require(key, value);
+                        if (!name.matches("[A-Za-z0-9._-]+")) {
+                            throw new IllegalArgumentException("jtrace option 'name' may hold only letters, digits, "
+                                    + "'.', '_' and '-', got '" + value + "'");
+                        }
+                        break;
+                    case "config":
+                        config = Path.of(require(key, value));
                         break;
                     case "duration":
                         duration = parseDuration(key, require(key, value));
@@ -108,16 +136,25 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                         break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
-                                + "' (known: start, duration, file, buffer, sources, categories, log, threads_period,"
-                                + " memory_period, jmx, jmx_period)");
+                                + "' (known: start, name, ring, config, duration, file, buffer, sources, categories, log,"
+                                + " threads_period, memory_period, jmx, jmx_period)");
                 }
             }
         }
-        if (!start && (duration > 0 || file != null)) {
-            throw new IllegalArgumentException("jtrace options 'duration' and 'file' need 'start'");
+        if (!start && (duration > 0 || file != null || name != null || ring || config != null)) {
+            throw new IllegalArgumentException("jtrace options 'duration', 'file', 'name', 'ring' and 'config' need 'start'");
         }
-        return new AgentOptions(start, duration, file, buffer, sources, categories, log, threadsPeriod, memoryPeriod,
-                jmx, jmxPeriod);
+        if (config != null) {
+            for (String inConfig : List.of("duration", "buffer", "sources", "categories", "ring", "threads_period",
+                    "memory_period", "jmx", "jmx_period")) {
+                if (given.contains(inConfig)) {
+                    throw new IllegalArgumentException("jtrace option '" + inConfig + "' cannot go with 'config': "
+                            + "set it in the trace config");
+                }
+            }
+        }
+        return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring, config,
+                threadsPeriod, memoryPeriod, jmx, jmxPeriod);
     }
 
     /** A sampling period: a duration of at least 10 ms. */

@@ -1,35 +1,36 @@
 package io.jtrace.agent;
 
+import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.memory.MemoryDataSource;
 import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.jmx.TracingMBean;
+import io.jtrace.jmx.TracingMXBean;
 import io.jtrace.producer.ProducerClient;
-import io.jtrace.protos.DataSourceConfig;
-import io.jtrace.protos.JvmJmxConfig;
-import io.jtrace.protos.JvmMemoryConfig;
-import io.jtrace.protos.JvmThreadsConfig;
-import io.jtrace.protos.TraceConfig;
-import io.jtrace.protos.TrackEventConfig;
 import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.ServiceConfig;
 import io.jtrace.service.TracingService;
-import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import javax.management.InstanceAlreadyExistsException;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything the agent runs in the host JVM: the embedded tracing service and this JVM's producer with
- * its data sources. One per JVM, created on the first premain/agentmain.
+ * Everything the agent runs in the host JVM: the embedded tracing service, this JVM's producer with its
+ * data sources, the one registry of sessions every control surface uses, and the
+ * {@code io.jtrace:type=Tracing} MBean over it. One per JVM, created on the first premain/agentmain.
+ *
+ * <p>Both {@code -javaagent} and {@code JVMTI.agent_load} load the agent class through the system class
+ * loader, so a later agentmain finds this class, and its instance, already there (verified by
+ * AgentControlTest in integration-tests). A copy of jtrace loaded by some other class loader would have
+ * its own statics: {@link JTraceAgent} checks the platform MBean server for the MBean before creating a
+ * runtime, and drives the one it finds instead.
  */
 final class AgentRuntime {
-    static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
     private static AgentRuntime instance;
     /**
      * The thread the polling data sources (jvm.threads, jvm.memory, jvm.jmx) sample on: off the producer
@@ -43,6 +44,8 @@ final class AgentRuntime {
 
     private final TracingService service;
     private final ProducerClient producer;
+    private final SessionRegistry sessions;
+    private boolean mbeanRegistrationStarted;
 
     private AgentRuntime() {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
@@ -53,6 +56,28 @@ final class AgentRuntime {
                         new JmxDataSource(process, SAMPLER)));
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
+        this.sessions = new SessionRegistry(service, new AgentRequests());
+        // How `jtrace list` tells, without loading anything, that this JVM runs jtrace.
+        String version = AgentRuntime.class.getPackage().getImplementationVersion();
+        System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");
+        LoggerFactory.getLogger(AgentRuntime.class).debug("jtrace runtime created in class loader {}",
+                AgentRuntime.class.getClassLoader());
+    }
+
+    /**
+     * Registers {@code io.jtrace:type=Tracing} in the background, once. Off the caller's path: the
+     * platform MBean server costs tens of milliseconds to start, and premain must not make the
+     * application wait for it. Called after a start-up session has started, so the garbage that
+     * starting the MBean server makes (and any GC it causes) is traced like the application's own.
+     */
+    synchronized void registerMBeanInBackground() {
+        if (mbeanRegistrationStarted) {
+            return;
+        }
+        mbeanRegistrationStarted = true;
+        Thread jmx = new Thread(new MBeanRegistration(sessions), "jtrace-jmx-register");
+        jmx.setDaemon(true);
+        jmx.start();
     }
 
     static synchronized AgentRuntime get() {
@@ -62,71 +87,33 @@ final class AgentRuntime {
         return instance;
     }
 
-    /** Starts the session the options describe; the file is written when it ends or the JVM exits. */
-    FileSession startSession(AgentOptions options) throws Exception {
-        Path file = options.file() != null ? options.file() : defaultFile();
-        FileSession session = FileSession.start(service, traceConfig(options), file);
-        Thread hook = new Thread(() -> session.stopAndWrite(15_000), "jtrace-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        session.written().whenComplete((n, e) -> {
+    /** The runtime if this copy of the agent created one, else null. */
+    static synchronized AgentRuntime current() {
+        return instance;
+    }
+
+    SessionRegistry sessions() {
+        return sessions;
+    }
+
+    /** Registers the MBean; a named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap. */
+    private static final class MBeanRegistration implements Runnable {
+        private final SessionRegistry sessions;
+
+        MBeanRegistration(SessionRegistry sessions) {
+            this.sessions = sessions;
+        }
+
+        @Override
+        public void run() {
             try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // The hook is running or about to: it finds the file written and returns at once.
+                TracingMBean.register(sessions);
+            } catch (InstanceAlreadyExistsException e) {
+                LoggerFactory.getLogger(AgentRuntime.class).warn("jtrace: another copy of jtrace in this JVM already "
+                        + "registered {}; this one is not reachable through JMX", TracingMBean.objectName());
+            } catch (Throwable t) {
+                LoggerFactory.getLogger(AgentRuntime.class).warn("jtrace: registering {} failed", TracingMBean.objectName(), t);
             }
-        });
-        return session;
-    }
-
-    static TraceConfig traceConfig(AgentOptions options) {
-        TraceConfig.Builder config = TraceConfig.newBuilder()
-                .addBuffers(TraceConfig.BufferConfig.newBuilder()
-                        .setSizeKb((int) (bufferBytes(options.bufferBytes(), Runtime.getRuntime().maxMemory()) / 1024))
-                        .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
-        // Ring buffers overwrite the oldest data, including each thread's interned names: have every
-        // sequence write them again every few seconds so an overwritten trace still decodes.
-        config.setIncrementalStateConfig(TraceConfig.IncrementalStateConfig.newBuilder()
-                .setClearPeriodMs(INCREMENTAL_STATE_CLEAR_PERIOD_MS));
-        if (options.durationMillis() > 0) {
-            config.setDurationMs((int) Math.min(Integer.MAX_VALUE, options.durationMillis()));
         }
-        for (String source : options.sources()) {
-            DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);
-            if (source.equals(TrackEventDataSource.NAME) && !options.categories().isEmpty()) {
-                ds.setTrackEventConfig(TrackEventConfig.newBuilder().addAllEnabledCategories(options.categories()));
-            }
-            if (source.equals(ThreadsDataSource.NAME)) {
-                ds.setJvmThreadsConfig(JvmThreadsConfig.newBuilder().setSamplePeriodMs((int) options.threadsPeriodMillis()));
-            }
-            if (source.equals(MemoryDataSource.NAME)) {
-                ds.setJvmMemoryConfig(JvmMemoryConfig.newBuilder().setPollPeriodMs((int) options.memoryPeriodMillis()));
-            }
-            if (source.equals(JmxDataSource.NAME)) {
-                ds.setJvmJmxConfig(JvmJmxConfig.newBuilder().addAllAttributes(options.jmxAttributes())
-                        .setPollPeriodMs((int) options.jmxPeriodMillis()));
-            }
-            config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
-        }
-        return config.build();
-    }
-
-    /**
-     * The trace buffer lives on the host's heap: never more than an eighth of it, so tracing cannot
-     * push the application into OutOfMemoryError.
-     */
-    static long bufferBytes(long requested, long maxHeap) {
-        long cap = Math.max(64 * 1024, maxHeap / 8);
-        if (requested > cap) {
-            LoggerFactory.getLogger(AgentRuntime.class).warn(
-                    "jtrace: buffer of {} bytes is more than an eighth of the heap ({} bytes); using {} bytes",
-                    requested, maxHeap, cap);
-            return cap;
-        }
-        return requested;
-    }
-
-    private static Path defaultFile() {
-        String time = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        return Path.of("jtrace-" + ProcessHandle.current().pid() + "-" + time + ".pftrace");
     }
 }

@@ -1,27 +1,40 @@
 package io.jtrace.agent;
 
-import io.jtrace.service.InvalidConfigException;
-import io.jtrace.service.ServiceLimitException;
+import io.jtrace.agent.control.AgentCommand;
+import io.jtrace.jmx.TracingMBean;
+import io.jtrace.jmx.TracingMXBean;
 import java.lang.instrument.Instrumentation;
-import java.util.concurrent.ExecutionException;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Locale;
+import javax.management.JMX;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code -javaagent} entry points ({@code Premain-Class} and {@code Agent-Class}). Nothing here may
- * throw into the host JVM: a bad option is logged and tracing stays off; the application runs on.
+ * The {@code -javaagent} entry points ({@code Premain-Class} and {@code Agent-Class}).
+ *
+ * <p>premain never throws into the host JVM: a bad option is logged and tracing stays off; the
+ * application runs on. agentmain is how jcmd and the Attach API give commands ({@link AgentCommand});
+ * a command that fails is logged and then thrown, because that is the only way jcmd learns of it
+ * ({@code JVMTI.agent_load} then reports a non-zero return code). The JVM prints that exception on its
+ * stderr; the application goes on untouched.
  */
 public final class JTraceAgent {
     private JTraceAgent() {}
 
     /** {@code java -javaagent:jtrace.jar[=options]}. */
     public static void premain(String args, Instrumentation instrumentation) {
-        launch(args);
+        try {
+            run(args, true);
+        } catch (Throwable t) {
+            // A guest never takes the host down: it was logged; stay out of the way.
+        }
     }
 
-    /** {@code jcmd <pid> JVMTI.agent_load jtrace.jar [options]} or the Attach API. */
+    /** {@code jcmd <pid> JVMTI.agent_load jtrace.jar [command]} or the Attach API. */
     public static void agentmain(String args, Instrumentation instrumentation) {
-        launch(args);
+        run(args, false);
     }
 
     /** Sets the agent up in the background when no session starts at once. */
@@ -29,49 +42,92 @@ public final class JTraceAgent {
         @Override
         public void run() {
             try {
-                AgentRuntime.get();
+                AgentRuntime.get().registerMBeanInBackground();
             } catch (Throwable t) {
                 LoggerFactory.getLogger(JTraceAgent.class).error("jtrace agent failed to initialize", t);
             }
         }
     }
 
-    static void launch(String args) {
-        AgentOptions options;
+    static void run(String args, boolean atStartup) {
+        AgentCommand command;
+        String logLevel;
         try {
-            options = AgentOptions.parse(args);
+            command = AgentCommand.parse(args);
+            logLevel = command.verb() == AgentCommand.Verb.LOAD || command.verb() == AgentCommand.Verb.START
+                    ? AgentOptions.parse(command.text()).logLevel() : command.logLevel();
         } catch (IllegalArgumentException e) {
             AgentLogging.configure("warn");
-            LoggerFactory.getLogger(JTraceAgent.class).error("jtrace agent not started: {}", e.getMessage());
-            return;
+            LoggerFactory.getLogger(JTraceAgent.class).error(atStartup ? "jtrace agent not started: {}"
+                    : "jtrace agent command failed: {}", e.getMessage());
+            throw e;
         }
-        AgentLogging.configure(options.logLevel());
-        if (!options.start()) {
-            // Nothing to trace yet: set up off the application's start-up path. Tracing that starts
-            // later (jcmd) waits for this through AgentRuntime.get().
-            // A named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap.
-            Thread init = new Thread(new Initializer(), "jtrace-init");
-            init.setDaemon(true);
-            init.start();
-            return;
-        }
+        AgentLogging.configure(logLevel != null ? logLevel : "warn");
         Logger log = LoggerFactory.getLogger(JTraceAgent.class);
-        try {
-            // Synchronous: the session runs before premain returns, so the application's first events
-            // are traced.
-            FileSession session = AgentRuntime.get().startSession(options);
-            log.info("jtrace: tracing to {}", session.file());
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof InvalidConfigException || cause instanceof ServiceLimitException) {
-                // The user's mistake (say, a file that cannot be written): one clear line, no stack.
-                log.error("jtrace agent not started: {}", cause.getMessage());
+        if (command.verb() == AgentCommand.Verb.LOAD) {
+            if (AgentRuntime.current() == null && (atStartup || !otherCopyRunning())) {
+                // Nothing to trace yet: set up off the application's start-up path. Tracing that starts
+                // later (jcmd) waits for this through AgentRuntime.get().
+                // A named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap.
+                Thread init = new Thread(new Initializer(), "jtrace-init");
+                init.setDaemon(true);
+                init.start();
             } else {
-                log.error("jtrace agent failed to start tracing", cause);
+                registerMBean();
             }
-        } catch (Throwable t) {
-            // A guest never takes the host down: report and stay out of the way.
-            log.error("jtrace agent failed to start tracing", t);
+            return;
         }
+        if (atStartup && command.verb() != AgentCommand.Verb.START) {
+            log.error("jtrace agent: '{}' is a command for a running JVM (jcmd), not a start-up option",
+                    command.verb().name().toLowerCase(Locale.ROOT));
+            return;
+        }
+        try {
+            // Synchronous: at start-up the session runs before premain returns, so the application's
+            // first events are traced. The platform MBean server is left alone then (it costs start-up
+            // time, and nothing else can have registered jtrace's MBean yet).
+            List<String> result = command.run(atStartup ? AgentRuntime.get().sessions() : control());
+            // The registry logs every session's start and end, whoever asked; the rest is logged here.
+            if (command.verb() != AgentCommand.Verb.START && command.verb() != AgentCommand.Verb.STOP) {
+                for (String line : result) {
+                    log.info("jtrace: {}", line);
+                }
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // The user's mistake or a state that forbids it: one clear line, no stack.
+            log.error(atStartup ? "jtrace agent not started: {}" : "jtrace agent command failed: {}", e.getMessage());
+            throw e;
+        } catch (RuntimeException | Error e) {
+            log.error("jtrace agent command '{}' failed", command.text(), e);
+            throw e;
+        } finally {
+            registerMBean();
+        }
+    }
+
+    /** The MBean of this copy's runtime, if it has one, registered in the background (once). */
+    private static void registerMBean() {
+        AgentRuntime runtime = AgentRuntime.current();
+        if (runtime != null) {
+            runtime.registerMBeanInBackground();
+        }
+    }
+
+    /** Whether another copy of jtrace (another class loader) runs this JVM's tracing service. */
+    private static boolean otherCopyRunning() {
+        return ManagementFactory.getPlatformMBeanServer().isRegistered(TracingMBean.objectName());
+    }
+
+    /**
+     * The session registry of this JVM's one tracing service: this copy's, or, when another copy of
+     * jtrace (another class loader) created the service, that one's through its MBean.
+     */
+    private static TracingMXBean control() {
+        AgentRuntime runtime = AgentRuntime.current();
+        if (runtime == null && otherCopyRunning()) {
+            return JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), TracingMBean.objectName(),
+                    TracingMXBean.class);
+        }
+        return (runtime != null ? runtime : AgentRuntime.get()).sessions();
     }
 }

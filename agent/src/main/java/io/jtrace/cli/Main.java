@@ -1,10 +1,12 @@
 package io.jtrace.cli;
 
+import io.jtrace.cli.attach.ControlCommand;
+import io.jtrace.cli.attach.ListCommand;
 import java.io.PrintStream;
 
 /**
- * {@code java -jar jtrace.jar}: the command line. This build supports tracing through the agent
- * options only; it prints how, and exits non-zero for anything it does not know.
+ * {@code java -jar jtrace.jar}: the command line. It only dispatches; each command lives in its own
+ * class. Exits non-zero for anything it does not know.
  */
 public final class Main {
     private Main() {}
@@ -17,6 +19,17 @@ public final class Main {
         if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
             out.print(usage());
             return 0;
+        }
+        switch (args[0]) {
+            case "start", "stop", "flush", "dump", "status" -> {
+                return ControlCommand.run(args, out, err);
+            }
+            case "list" -> {
+                return ListCommand.run(out, err);
+            }
+            default -> {
+                // Not a command of this class: reported below.
+            }
         }
         err.println("jtrace: unknown command '" + args[0] + "'");
         err.print(usage());
@@ -33,10 +46,13 @@ public final class Main {
                 "Trace a running JVM:",
                 "  jcmd <pid> JVMTI.agent_load /path/to/jtrace.jar '\"start,duration=30s,file=trace.pftrace\"'",
                 "",
-                "Agent options (comma-separated): start, duration=<n>(ms|s|m|h), file=<path>,",
-                "  buffer=<n>(k|m|g), sources=track_event+jvm.gc, categories=<glob>+<glob>,",
-                "  log=off|error|warn|info|debug",
+                "Agent options (comma-separated): start, name=<session>, ring, duration=<n>(ms|s|m|h),",
+                "  file=<path>, buffer=<n>(k|m|g), sources=track_event+jvm.gc, categories=<glob>+<glob>,",
+                "  config=<text TraceConfig file>, log=off|error|warn|info|debug",
+                "jcmd commands: start,<options> | stop[,name=<session>] | flush[,name=<session>] |",
+                "  dump[,name=<session>],file=<path> | status",
                 "",
+                ControlCommand.usage(),
                 "Open the trace at https://ui.perfetto.dev",
                 "");
     }

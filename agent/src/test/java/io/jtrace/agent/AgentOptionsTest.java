@@ -82,7 +82,7 @@ class AgentOptionsTest {
 
     @Test
     void traceConfigCarriesBufferDurationSourcesAndCategories() {
-        TraceConfig c = AgentRuntime.traceConfig(AgentOptions.parse("start,duration=5s,buffer=1m,categories=app"));
+        TraceConfig c = AgentRequests.traceConfig(AgentOptions.parse("start,duration=5s,buffer=1m,categories=app"));
         assertEquals(1, c.getBuffersCount());
         assertEquals(1024, c.getBuffers(0).getSizeKb());
         assertEquals(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER, c.getBuffers(0).getFillPolicy());
@@ -99,7 +99,7 @@ class AgentOptionsTest {
 
     @Test
     void jvmSourceOptionsReachTheirConfigs() {
-        TraceConfig c = AgentRuntime.traceConfig(AgentOptions.parse("start,sources=jvm.threads+jvm.memory+jvm.jmx,"
+        TraceConfig c = AgentRequests.traceConfig(AgentOptions.parse("start,sources=jvm.threads+jvm.memory+jvm.jmx,"
                 + "threads_period=20ms,memory_period=2s,jmx_period=250ms,"
                 + "jmx=java.lang:type=MemoryPool;name=*/Usage/used+java.lang:type=Threading/ThreadCount"));
         assertEquals(20, c.getDataSources(0).getConfig().getJvmThreadsConfig().getSamplePeriodMs());
@@ -123,14 +123,14 @@ class AgentOptionsTest {
 
     @Test
     void theBufferNeverTakesMoreThanAnEighthOfTheHeap() {
-        assertEquals(32L << 20, AgentRuntime.bufferBytes(32L << 20, 1L << 30));
-        assertEquals(8L << 20, AgentRuntime.bufferBytes(32L << 20, 64L << 20));
-        assertEquals(64 * 1024, AgentRuntime.bufferBytes(1L << 20, 100_000));
+        assertEquals(32L << 20, AgentRequests.bufferBytes(32L << 20, 1L << 30));
+        assertEquals(8L << 20, AgentRequests.bufferBytes(32L << 20, 64L << 20));
+        assertEquals(64 * 1024, AgentRequests.bufferBytes(1L << 20, 100_000));
     }
 
     @Test
     void noDurationMeansUntilExit() {
-        assertEquals(0, AgentRuntime.traceConfig(AgentOptions.parse("start")).getDurationMs());
+        assertEquals(0, AgentRequests.traceConfig(AgentOptions.parse("start")).getDurationMs());
         assertNull(AgentOptions.parse("start").file());
     }
 

@@ -2,6 +2,7 @@ package io.jtrace.service;
 
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.SystemInfo;
+import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.Utsname;
@@ -23,8 +24,13 @@ final class ServicePackets {
 
     /** The first packets of a trace: the session's start clocks, its config and the system. Returns the count. */
     int writeHeader(TracingSession session, PacketSink sink) {
-        emit(sink, packet(boottime(session.startClocks)).setClockSnapshot(session.startClocks).setFirstPacketOnSequence(true));
-        emit(sink, packet(0).setTraceConfig(session.config));
+        return writeHeader(session.startClocks, session.config, sink);
+    }
+
+    /** {@link #writeHeader(TracingSession, PacketSink)} from the session's start clocks and config (any thread). */
+    int writeHeader(ClockSnapshot startClocks, TraceConfig config, PacketSink sink) {
+        emit(sink, packet(boottime(startClocks)).setClockSnapshot(startClocks).setFirstPacketOnSequence(true));
+        emit(sink, packet(0).setTraceConfig(config));
         emit(sink, packet(0).setSystemInfo(systemInfo()));
         return 3;
     }

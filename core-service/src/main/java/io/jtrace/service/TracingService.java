@@ -3,7 +3,10 @@ package io.jtrace.service;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.TraceBuffer;
+import io.jtrace.service.status.DumpResult;
+import io.jtrace.service.status.ServiceStatus;
 import io.jtrace.shm.writer.CommitRequest;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -36,6 +39,9 @@ public final class TracingService implements AutoCloseable {
     private final SessionOutput output;
     private final ProducerRegistry producerRegistry;
     private final SessionLifecycle lifecycle;
+    private final StatusSnapshot statusSnapshot;
+    private final SessionDump sessionDump;
+    private final long defaultFlushTimeoutMillis;
 
     public TracingService(ServiceConfig config) {
         ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::drainIntoFile);
@@ -48,6 +54,9 @@ public final class TracingService implements AutoCloseable {
                 output);
         this.lifecycle = new SessionLifecycle(config, thread, sessions, buffers, bufferOwners, producerRegistry,
                 instances, flushes, output);
+        this.statusSnapshot = new StatusSnapshot(producers, sessions, buffers);
+        this.sessionDump = new SessionDump(buffers, sequences, servicePackets, stats);
+        this.defaultFlushTimeoutMillis = config.defaultFlushTimeoutMillis();
     }
 
     /** Connects a producer; identity (uid, pid) comes from the transport, never from the producer. */
@@ -59,6 +68,41 @@ public final class TracingService implements AutoCloseable {
 
     public ConsumerEndpoint connectConsumer(Consumer consumer) {
         return new ConsumerEndpointImpl(consumer);
+    }
+
+    /** A copy of every session (buffers and their counters included) and producer, for control surfaces. */
+    public CompletableFuture<ServiceStatus> status() {
+        return thread.call(statusSnapshot::take);
+    }
+
+    /**
+     * Writes a running session's trace so far into {@code file} while the session goes on (a dump, as
+     * {@code JFR.dump}): its producers flush first, then its buffers are copied and the copy written.
+     * Fails with {@link IllegalArgumentException} for an unknown session, {@link IllegalStateException}
+     * for a session that streams into its own file or has stopped, {@link InvalidConfigException} when
+     * the file cannot be written. Chunks that writers still hold are copied (up to their last
+     * finished packet) like at the end of a session, so a thread that went quiet is in the dump.
+     * The service thread only copies; the file is written on a thread of the dump's own.
+     */
+    public CompletableFuture<DumpResult> dump(long sessionId, Path file) {
+        return thread.call(() -> lifecycle.flush(session(sessionId), defaultFlushTimeoutMillis))
+                .thenCompose(f -> f)
+                .thenCompose(flushed -> thread.call(() -> {
+                    TracingSession session = session(sessionId);
+                    // Threads that went quiet hold their last packets in chunks no flush can reach: copy
+                    // those as the end of a session does. Their later commit replaces the copy.
+                    producerRegistry.scrape(session);
+                    return sessionDump.prepare(session, file);
+                }))
+                .thenApplyAsync(SessionDump.Prepared::write, SessionDump.WRITER);
+    }
+
+    private TracingSession session(long sessionId) {
+        TracingSession session = sessions.get(sessionId);
+        if (session == null) {
+            throw new IllegalArgumentException("no tracing session " + sessionId);
+        }
+        return session;
     }
 
     @Override

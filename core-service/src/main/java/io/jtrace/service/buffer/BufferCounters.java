@@ -22,6 +22,34 @@ public final class BufferCounters {
     long writerPacketLoss;
     long trustedFieldViolations;
 
+    void copyFrom(BufferCounters o) {
+        bytesWritten = o.bytesWritten;
+        bytesOverwritten = o.bytesOverwritten;
+        bytesRead = o.bytesRead;
+        chunksWritten = o.chunksWritten;
+        chunksRewritten = o.chunksRewritten;
+        chunksOverwritten = o.chunksOverwritten;
+        chunksDiscarded = o.chunksDiscarded;
+        chunksRead = o.chunksRead;
+        chunksCommittedOutOfOrder = o.chunksCommittedOutOfOrder;
+        abiViolations = o.abiViolations;
+        patchesSucceeded = o.patchesSucceeded;
+        patchesFailed = o.patchesFailed;
+        invalidPackets = o.invalidPackets;
+        paddingBytesWritten = o.paddingBytesWritten;
+        writeWrapCount = o.writeWrapCount;
+        writerPacketLoss = o.writerPacketLoss;
+        trustedFieldViolations = o.trustedFieldViolations;
+    }
+
+    public long bytesOverwritten() {
+        return bytesOverwritten;
+    }
+
+    public long chunksWritten() {
+        return chunksWritten;
+    }
+
     public long bytesWritten() {
         return bytesWritten;
     }

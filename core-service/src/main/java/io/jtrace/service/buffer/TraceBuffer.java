@@ -5,8 +5,11 @@ import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -88,6 +91,23 @@ public final class TraceBuffer {
             this.key = key;
         }
 
+        /** The same state without its chunks (the buffer's copy adds copies of those). */
+        SequenceState copy() {
+            SequenceState c = new SequenceState(key);
+            c.anyChunk = anyChunk;
+            c.maxChunkId = maxChunkId;
+            c.maxOrdinal = maxOrdinal;
+            c.nextOrdinal = nextOrdinal;
+            c.lossPending = lossPending;
+            c.firstPacketEmitted = firstPacketEmitted;
+            c.sequenceId = sequenceId;
+            c.pendingFragment = pendingFragment == null ? null : pendingFragment.clone();
+            c.lostRunFrom = lostRunFrom;
+            c.lostRunTo = lostRunTo;
+            c.lostOrdinals.addAll(lostOrdinals);
+            return c;
+        }
+
         /** Records a lost chunk so the loss is reported on the first packet after it, not before. */
         void lost(long ordinal) {
             if (nextOrdinal >= 0 && ordinal < nextOrdinal) {
@@ -138,6 +158,62 @@ public final class TraceBuffer {
         this.capacity = (int) capacityBytes;
         this.policy = policy;
         this.ring = new byte[capacity];
+    }
+
+    /**
+     * A read-only copy of what the buffer holds now, for a dump of a running session: the copy is read
+     * out (as if its session had ended) while this buffer goes on storing and is later read as if no
+     * dump had happened. Every copied sequence gets its trusted sequence id from {@code identity} now,
+     * so the copy can be read on another thread with an identity that knows only pids and uids. Costs
+     * one array of {@link #capacity()} bytes while the copy lives.
+     */
+    public TraceBuffer copy(SequenceIdentity identity) {
+        TraceBuffer copy = new TraceBuffer(capacity, policy);
+        System.arraycopy(ring, 0, copy.ring, 0, capacity);
+        copy.counters.copyFrom(counters);
+        copy.writeV = writeV;
+        copy.used = used;
+        copy.usedAfterLastRead = usedAfterLastRead;
+        Map<SequenceState, SequenceState> copies = new IdentityHashMap<>();
+        for (SequenceState seq : retired) {
+            SequenceState c = seq.copy();
+            copies.put(seq, c);
+            copy.retired.addLast(c);
+        }
+        for (SequenceState seq : sequences.values()) {
+            SequenceState c = seq.copy();
+            copies.put(seq, c);
+            copy.sequences.put(c.key, c);
+        }
+        for (ChunkRecord record : byAge) {
+            if (record.dead) {
+                continue;
+            }
+            SequenceState seq = copies.get(record.sequence);
+            ChunkRecord c = new ChunkRecord().init(seq, record.chunkId, record.ordinal, record.vstart, record.offset,
+                    record.size);
+            c.packetCount = record.packetCount;
+            c.flags = record.flags;
+            c.complete = record.complete;
+            seq.chunks.add(c);
+            copy.byAge.addLast(c);
+        }
+        for (SequenceState c : copies.values()) {
+            sequenceIdOf(c, identity);
+        }
+        return copy;
+    }
+
+    /** The producers whose sequences the buffer holds. */
+    public Set<Integer> producerIds() {
+        Set<Integer> ids = new HashSet<>();
+        for (SequenceState seq : retired) {
+            ids.add(seq.key.producerId());
+        }
+        for (SequenceKey key : sequences.keySet()) {
+            ids.add(key.producerId());
+        }
+        return ids;
     }
 
     public long capacity() {

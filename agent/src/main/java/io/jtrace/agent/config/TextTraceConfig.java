@@ -1,0 +1,88 @@
+package io.jtrace.agent.config;
+
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Message;
+import com.google.protobuf.TextFormat;
+import io.jtrace.protos.TraceConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Perfetto's {@code TraceConfig} in protobuf text format, as {@code perfetto --txt -c} takes it. A field
+ * jtrace does not implement is refused by name (a config that asks for something jtrace would not do
+ * must not look as if it worked), and a syntax error gives its line and column.
+ */
+public final class TextTraceConfig {
+    /**
+     * The fields jtrace's service and data sources honour, as paths of proto field names (repeated
+     * fields without their index). Everything else Perfetto's TraceConfig has is refused.
+     */
+    static final Set<String> IMPLEMENTED = Set.of(
+            "buffers", "buffers.size_kb", "buffers.fill_policy",
+            "data_sources", "data_sources.config", "data_sources.config.name", "data_sources.config.target_buffer",
+            "data_sources.config.buffer_exhausted_policy",
+            "data_sources.config.track_event_config",
+            "data_sources.config.track_event_config.enabled_categories",
+            "data_sources.config.track_event_config.disabled_categories",
+            "data_sources.config.jvm_threads_config", "data_sources.config.jvm_threads_config.sample_period_ms",
+            "data_sources.config.jvm_memory_config", "data_sources.config.jvm_memory_config.poll_period_ms",
+            "data_sources.config.jvm_jmx_config", "data_sources.config.jvm_jmx_config.attributes",
+            "data_sources.config.jvm_jmx_config.poll_period_ms",
+            "data_sources.producer_name_filter",
+            "duration_ms", "write_into_file", "file_write_period_ms", "max_file_size_bytes", "output_path",
+            "flush_period_ms", "flush_timeout_ms", "data_source_stop_timeout_ms", "unique_session_name",
+            "incremental_state_config", "incremental_state_config.clear_period_ms");
+
+    private TextTraceConfig() {}
+
+    /** Parses {@code text}; throws {@link IllegalArgumentException} naming the line and column or the field. */
+    public static TraceConfig parse(String text) {
+        TraceConfig.Builder builder = TraceConfig.newBuilder();
+        try {
+            // Unknown fields are an error (the default): allowing them would make protobuf log a warning
+            // through java.util.logging, on the host's stderr, and the field would be lost silently.
+            TextFormat.Parser.newBuilder().build().merge(text, builder);
+        } catch (TextFormat.ParseException e) {
+            String message = e.getMessage();
+            String prefix = e.getLine() + ":" + e.getColumn() + ": ";
+            if (message.startsWith(prefix)) {
+                message = message.substring(prefix.length());
+            }
+            throw new IllegalArgumentException("trace config line " + e.getLine() + ", column " + e.getColumn() + ": "
+                    + message);
+        }
+        TraceConfig config = builder.build();
+        List<String> unsupported = new ArrayList<>();
+        collectUnsupported(config, "", "", unsupported);
+        if (!unsupported.isEmpty()) {
+            throw new IllegalArgumentException("trace config sets " + (unsupported.size() == 1 ? "a field" : "fields")
+                    + " jtrace does not implement: " + String.join(", ", unsupported));
+        }
+        return config;
+    }
+
+    private static void collectUnsupported(Message message, String path, String shown, List<String> out) {
+        for (Map.Entry<FieldDescriptor, Object> e : message.getAllFields().entrySet()) {
+            FieldDescriptor field = e.getKey();
+            String fieldPath = path.isEmpty() ? field.getName() : path + "." + field.getName();
+            String fieldShown = shown.isEmpty() ? field.getName() : shown + "." + field.getName();
+            if (!IMPLEMENTED.contains(fieldPath)) {
+                out.add(fieldShown);
+                continue;
+            }
+            if (field.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
+                continue;
+            }
+            if (field.isRepeated()) {
+                List<?> items = (List<?>) e.getValue();
+                for (int i = 0; i < items.size(); i++) {
+                    collectUnsupported((Message) items.get(i), fieldPath, fieldShown + "[" + i + "]", out);
+                }
+            } else {
+                collectUnsupported((Message) e.getValue(), fieldPath, fieldShown, out);
+            }
+        }
+    }
+}

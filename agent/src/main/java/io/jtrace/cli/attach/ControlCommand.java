@@ -1,0 +1,178 @@
+package io.jtrace.cli.attach;
+
+import io.jtrace.agent.control.SessionInfos;
+import io.jtrace.jmx.SessionInfo;
+import io.jtrace.jmx.TracingMXBean;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code jtrace start|stop|flush|dump|status --pid <pid> ...}: controls the tracing sessions of a
+ * running JVM through the Attach API and jtrace's MBean in it (loading the agent when it is not there),
+ * and prints what the agent answered. Exit codes: {@link ExitCodes}.
+ */
+public final class ControlCommand {
+    private final String verb;
+    private Long pid;
+    private String name = "";
+    private String file;
+    private Path config;
+    private String options = "";
+
+    private ControlCommand(String verb) {
+        this.verb = verb;
+    }
+
+    public static String usage() {
+        return String.join(System.lineSeparator(),
+                "Control a running JVM (loads the agent into it when needed):",
+                "  jtrace start  --pid <pid> [options]            options as the agent's: duration=30s,file=x.pftrace,ring,...",
+                "  jtrace start  --pid <pid> --config <file.pbtxt> [--out <file>]   Perfetto text TraceConfig",
+                "  jtrace stop   --pid <pid> [--name <session>]   stop; prints the file and its bytes",
+                "  jtrace flush  --pid <pid> [--name <session>]",
+                "  jtrace dump   --pid <pid> [--name <session>] --out <file>   write a ring session's trace so far",
+                "  jtrace status --pid <pid>                      sessions, buffers, files, losses",
+                "  jtrace list                                    local JVMs and whether jtrace is loaded",
+                "Exit codes: 0 done, 1 the agent refused or failed, 2 bad command line, 3 JVM not reachable",
+                "");
+    }
+
+    /** Runs {@code args} (the verb first); returns the exit code. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        ControlCommand command = new ControlCommand(args[0]);
+        try {
+            command.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("jtrace " + args[0] + ": " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        try (TargetJvm target = TargetJvm.attach(command.pid)) {
+            for (String line : command.execute(target.tracing())) {
+                out.println(line);
+            }
+            return ExitCodes.OK;
+        } catch (TargetJvm.UnreachableException e) {
+            err.println("jtrace " + command.verb + ": " + e.getMessage());
+            return ExitCodes.NOT_REACHABLE;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            err.println("jtrace " + command.verb + ": " + e.getMessage());
+            return ExitCodes.COMMAND_FAILED;
+        } catch (IOException e) {
+            err.println("jtrace " + command.verb + ": " + e.getMessage());
+            return ExitCodes.USAGE;
+        } catch (RuntimeException e) {
+            // A JMX transport failure (the JVM exited meanwhile) surfaces as an undeclared exception.
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            err.println("jtrace " + command.verb + ": lost pid " + command.pid + ": " + cause);
+            return ExitCodes.NOT_REACHABLE;
+        }
+    }
+
+    private void parse(String[] args) {
+        List<String> positional = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--pid", "-p" -> pid = parsePid(value(args, ++i, a));
+                case "--name", "-n" -> name = value(args, ++i, a);
+                case "--out", "-o", "--file" -> file = Path.of(value(args, ++i, a)).toAbsolutePath().toString();
+                case "--config", "-c" -> config = Path.of(value(args, ++i, a));
+                default -> {
+                    if (a.startsWith("-")) {
+                        throw new IllegalArgumentException("unknown option '" + a + "'");
+                    }
+                    positional.add(a);
+                }
+            }
+        }
+        if (pid == null) {
+            throw new IllegalArgumentException("which JVM? give --pid <pid> (jtrace list shows them)");
+        }
+        if (!verb.equals("start") && (config != null || !positional.isEmpty())) {
+            throw new IllegalArgumentException("unexpected arguments " + positional
+                    + (config != null ? " --config" : ""));
+        }
+        if (verb.equals("start")) {
+            if (positional.size() > 1) {
+                throw new IllegalArgumentException("give the options as one comma-separated argument, got " + positional);
+            }
+            options = positional.isEmpty() ? "" : absoluteFiles(positional.get(0));
+            if (config != null && !options.isEmpty()) {
+                throw new IllegalArgumentException("give either --config or options, not both");
+            }
+        }
+        if (verb.equals("dump") && file == null) {
+            throw new IllegalArgumentException("dump needs --out <file>");
+        }
+        if (verb.equals("status") && !name.isEmpty()) {
+            throw new IllegalArgumentException("status shows every session; it takes no --name");
+        }
+    }
+
+    private List<String> execute(TracingMXBean tracing) throws IOException {
+        List<String> lines = new ArrayList<>();
+        switch (verb) {
+            case "start" -> {
+                SessionInfo s = config != null
+                        ? tracing.startWithConfig(Files.readString(config, StandardCharsets.UTF_8), file == null ? "" : file)
+                        : tracing.start(file == null ? options : withFile(options, file));
+                lines.add("started " + SessionInfos.line(s));
+            }
+            case "stop" -> lines.add("stopped " + SessionInfos.line(tracing.stop(name)));
+            case "flush" -> lines.add("flushed " + SessionInfos.line(tracing.flush(name)));
+            case "dump" -> lines.add(SessionInfos.line(tracing.dump(name, file)));
+            case "status" -> {
+                List<SessionInfo> sessions = tracing.getSessions();
+                if (sessions.isEmpty()) {
+                    lines.add("no tracing sessions");
+                }
+                for (SessionInfo s : sessions) {
+                    lines.add(SessionInfos.line(s));
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown command '" + verb + "'");
+        }
+        return lines;
+    }
+
+    private static long parsePid(String value) {
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--pid needs a process id, got '" + value + "'");
+        }
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** The target's working directory is not ours: every file= and config= the user gives is made absolute here. */
+    private static String absoluteFiles(String options) {
+        List<String> items = new ArrayList<>();
+        for (String item : options.split(",")) {
+            String t = item.trim();
+            if (t.startsWith("file=") || t.startsWith("config=")) {
+                int eq = t.indexOf('=');
+                t = t.substring(0, eq + 1) + Path.of(t.substring(eq + 1)).toAbsolutePath();
+            }
+            items.add(t);
+        }
+        return String.join(",", items);
+    }
+
+    private static String withFile(String options, String file) {
+        if (options.contains("file=")) {
+            throw new IllegalArgumentException("give the file either as --out or as file=, not both");
+        }
+        return options.isEmpty() ? "file=" + file : options + ",file=" + file;
+    }
+}

@@ -1,0 +1,124 @@
+package io.jtrace.cli.attach;
+
+import com.sun.tools.attach.AgentInitializationException;
+import com.sun.tools.attach.AgentLoadException;
+import com.sun.tools.attach.AttachNotSupportedException;
+import com.sun.tools.attach.VirtualMachine;
+import io.jtrace.jmx.TracingMBean;
+import io.jtrace.jmx.TracingMXBean;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import javax.management.JMX;
+import javax.management.MBeanServerConnection;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * A running JVM reached through the Attach API: its local JMX connector (the JVM's own, started on
+ * demand by {@code VirtualMachine.startLocalManagementAgent}, reachable only from this machine by this
+ * user) and jtrace's MBean in it, the agent loaded first when it is not there yet.
+ */
+final class TargetJvm implements AutoCloseable {
+    /** How long a freshly loaded agent gets to register its MBean. */
+    static final long REGISTER_TIMEOUT_MS = 15_000;
+
+    private final VirtualMachine vm;
+    private final JMXConnector connector;
+    private final MBeanServerConnection server;
+
+    /** Thrown when the JVM cannot be reached or the agent not loaded: one line for the user. */
+    static final class UnreachableException extends Exception {
+        UnreachableException(String message) {
+            super(message);
+        }
+    }
+
+    private TargetJvm(VirtualMachine vm, JMXConnector connector) throws IOException {
+        this.vm = vm;
+        this.connector = connector;
+        this.server = connector.getMBeanServerConnection();
+    }
+
+    static TargetJvm attach(long pid) throws UnreachableException {
+        if (ProcessHandle.of(pid).isEmpty()) {
+            throw new UnreachableException("no process with pid " + pid);
+        }
+        if (pid == ProcessHandle.current().pid()) {
+            throw new UnreachableException("pid " + pid + " is this command itself");
+        }
+        // Attaching signals the process (SIGQUIT on Linux), which would kill one that is not a JVM: only
+        // JVMs that publish themselves (what jcmd and jps see) are attached to.
+        if (VirtualMachine.list().stream().noneMatch(d -> d.id().equals(String.valueOf(pid)))) {
+            throw new UnreachableException("pid " + pid + " is not a JVM this user can attach to (jtrace list shows those)");
+        }
+        VirtualMachine vm;
+        try {
+            vm = VirtualMachine.attach(String.valueOf(pid));
+        } catch (AttachNotSupportedException | IOException e) {
+            throw new UnreachableException("cannot attach to pid " + pid + " (a JVM run by this user, not started with "
+                    + "-XX:+DisableAttachMechanism?): " + e.getMessage());
+        } catch (SecurityException e) {
+            throw new UnreachableException("not permitted to attach to pid " + pid + ": " + e.getMessage());
+        }
+        try {
+            JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
+            return new TargetJvm(vm, connector);
+        } catch (IOException | RuntimeException e) {
+            detach(vm);
+            throw new UnreachableException("cannot reach the JMX agent of pid " + pid + ": " + e.getMessage());
+        }
+    }
+
+    /** jtrace's control MBean in the target, loading {@code jtrace.jar} (this jar) into it if needed. */
+    TracingMXBean tracing() throws UnreachableException {
+        try {
+            if (!server.isRegistered(TracingMBean.objectName())) {
+                vm.loadAgent(ownJar().toString());
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTER_TIMEOUT_MS);
+                while (!server.isRegistered(TracingMBean.objectName())) {
+                    if (System.nanoTime() > deadline) {
+                        throw new UnreachableException("jtrace was loaded into pid " + vm.id() + " but did not "
+                                + "register " + TracingMBean.objectName() + " within " + REGISTER_TIMEOUT_MS
+                                + " ms (see that JVM's stderr)");
+                    }
+                    Thread.sleep(20);
+                }
+            }
+        } catch (AgentLoadException | AgentInitializationException | IOException e) {
+            throw new UnreachableException("cannot load jtrace into pid " + vm.id() + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnreachableException("interrupted");
+        }
+        return JMX.newMXBeanProxy(server, TracingMBean.objectName(), TracingMXBean.class);
+    }
+
+    static Path ownJar() throws UnreachableException {
+        try {
+            return Path.of(TargetJvm.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException | RuntimeException e) {
+            throw new UnreachableException("cannot tell where jtrace.jar is: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            connector.close();
+        } catch (IOException ignored) {
+            // The target may have exited meanwhile: nothing left to close.
+        }
+        detach(vm);
+    }
+
+    private static void detach(VirtualMachine vm) {
+        try {
+            vm.detach();
+        } catch (IOException ignored) {
+            // As above.
+        }
+    }
+}

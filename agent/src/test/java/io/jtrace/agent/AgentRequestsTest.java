@@ -1,0 +1,59 @@
+package io.jtrace.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.agent.control.SessionRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AgentRequestsTest {
+    @TempDir
+    Path dir;
+
+    private final AgentRequests requests = new AgentRequests();
+
+    @Test
+    void optionsFromJmxOrTheCliStartASessionWithoutSayingStart() {
+        SessionRequest r = requests.fromOptions("ring,name=x,duration=5s,file=/tmp/a.pftrace");
+        assertEquals("x", r.name());
+        assertEquals(SessionRequest.Mode.RING, r.mode());
+        assertEquals(Path.of("/tmp/a.pftrace"), r.file());
+        assertEquals(5000, r.config().getDurationMs());
+        assertEquals(SessionRequest.Mode.FILE, requests.fromOptions("").mode());
+    }
+
+    @Test
+    void aTextConfigRunsAsPerfettoWouldWriteIntoFileStreamsOtherwiseItIsKeptInItsBuffers() {
+        String kept = "buffers { size_kb: 1024 } data_sources { config { name: \"jvm.gc\" } } unique_session_name: \"n\"";
+        SessionRequest ring = requests.fromConfig(kept, "");
+        assertEquals(SessionRequest.Mode.RING, ring.mode());
+        assertEquals("n", ring.name());
+        assertNull(ring.file());
+        SessionRequest streamed = requests.fromConfig(kept + " write_into_file: true output_path: \"/tmp/o.pftrace\"", "");
+        assertEquals(SessionRequest.Mode.FILE, streamed.mode());
+        assertEquals(Path.of("/tmp/o.pftrace"), streamed.file());
+        assertEquals(Path.of("/tmp/given.pftrace"), requests.fromConfig(kept, "/tmp/given.pftrace").file(),
+                "the file given wins over output_path");
+    }
+
+    @Test
+    void theConfigOptionReadsATextConfigFile() throws Exception {
+        Path config = dir.resolve("c.pbtxt");
+        Files.writeString(config, "buffers { size_kb: 2048 }\ndata_sources { config { name: \"track_event\" } }\n");
+        SessionRequest r = requests.fromOptions("config=" + config + ",name=cfg,file=/tmp/c.pftrace");
+        assertEquals(2048, r.config().getBuffers(0).getSizeKb());
+        assertEquals("cfg", r.name());
+        assertEquals(Path.of("/tmp/c.pftrace"), r.file());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> requests.fromOptions("config=" + config + ",duration=5s")).getMessage()
+                .contains("'duration' cannot go with 'config'"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> requests.fromOptions("config=" + dir.resolve("missing.pbtxt"))).getMessage()
+                .contains("cannot read"));
+    }
+}

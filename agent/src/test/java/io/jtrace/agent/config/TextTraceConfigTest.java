@@ -1,0 +1,74 @@
+package io.jtrace.agent.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.jtrace.protos.TraceConfig;
+import org.junit.jupiter.api.Test;
+
+class TextTraceConfigTest {
+    /** A config as Perfetto's documentation writes them, with the fields jtrace implements. */
+    static final String CONFIG = """
+            # comments are fine
+            buffers {
+              size_kb: 8192
+              fill_policy: DISCARD
+            }
+            buffers: { size_kb: 1024 }
+            data_sources {
+              config {
+                name: "track_event"
+                target_buffer: 0
+                track_event_config {
+                  enabled_categories: "app"
+                  enabled_categories: "db*"
+                  disabled_categories: "*"
+                }
+              }
+            }
+            data_sources { config { name: "jvm.gc" target_buffer: 1 } producer_name_filter: "jvm:1" }
+            duration_ms: 10000
+            flush_period_ms: 5000
+            unique_session_name: "nightly"
+            incremental_state_config { clear_period_ms: 2000 }
+            """;
+
+    @Test
+    void perfettosTextFormatIsRead() {
+        TraceConfig c = TextTraceConfig.parse(CONFIG);
+        assertEquals(2, c.getBuffersCount());
+        assertEquals(TraceConfig.BufferConfig.FillPolicy.DISCARD, c.getBuffers(0).getFillPolicy());
+        assertEquals("db*", c.getDataSources(0).getConfig().getTrackEventConfig().getEnabledCategories(1));
+        assertEquals(1, c.getDataSources(1).getConfig().getTargetBuffer());
+        assertEquals("jvm:1", c.getDataSources(1).getProducerNameFilter(0));
+        assertEquals(10000, c.getDurationMs());
+        assertEquals("nightly", c.getUniqueSessionName());
+        assertEquals(2000, c.getIncrementalStateConfig().getClearPeriodMs());
+    }
+
+    @Test
+    void aFieldJtraceDoesNotImplementIsRefusedByItsPath() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
+                CONFIG + "deferred_start: true\ndata_sources { config { name: \"x\" tracing_session_id: 3 } }\n"
+                        + "builtin_data_sources { disable_system_info: true }\n"));
+        assertEquals("trace config sets fields jtrace does not implement: data_sources[2].config.tracing_session_id, "
+                + "deferred_start, builtin_data_sources", e.getMessage());
+    }
+
+    @Test
+    void aFieldNotInTraceConfigIsNamedWithItsLineAndColumn() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
+                "buffers { size_kb: 64 }\ndata_sources {\n  config {\n    name: \"linux.ftrace\"\n    ftrace_config { }\n"
+                        + "  }\n}\n"));
+        assertEquals("trace config line 5, column 5: Input contains unknown fields and/or extensions:\n"
+                + "5:5:\tperfetto.protos.DataSourceConfig.ftrace_config", e.getMessage());
+    }
+
+    @Test
+    void aSyntaxErrorGivesLineAndColumn() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TextTraceConfig.parse("buffers {\n  size_kb 64\n}\n"));
+        assertEquals("trace config line 2, column 11: Expected \":\".", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse("duration_ms: -5"));
+    }
+}

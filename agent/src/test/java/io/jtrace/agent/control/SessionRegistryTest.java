@@ -1,0 +1,147 @@
+package io.jtrace.agent.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.jmx.DumpInfo;
+import io.jtrace.jmx.SessionInfo;
+import io.jtrace.jmx.TracingControl;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.Trace;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.service.ServiceConfig;
+import io.jtrace.service.TracingService;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The registry every surface shares, over a real service (no producer: sessions hold only the service's packets). */
+class SessionRegistryTest {
+    @TempDir
+    Path dir;
+
+    private final TracingService service = new TracingService(ServiceConfig.defaults());
+    private final SessionRegistry registry = new SessionRegistry(service, new SessionRegistry.RequestParser() {
+        @Override
+        public SessionRequest fromOptions(String options) {
+            throw new IllegalArgumentException("options: " + options);
+        }
+
+        @Override
+        public SessionRequest fromConfig(String traceConfigText, String file) {
+            throw new IllegalArgumentException("config");
+        }
+    });
+    private final List<String> events = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void close() {
+        // Sessions end as at JVM exit: closing the service under a running ring session would free its
+        // buffers before their last read (the agent never closes its service).
+        for (SessionInfo s : registry.getSessions()) {
+            if (!s.state().equals("STOPPED")) {
+                registry.stop(s.name());
+            }
+        }
+        service.close();
+    }
+
+    private SessionInfo start(String name, SessionRequest.Mode mode, String file) {
+        TraceConfig config = TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(256))
+                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("x")))
+                .build();
+        return registry.start(new SessionRequest(name, config, mode, dir.resolve(file)));
+    }
+
+    private void listen() {
+        registry.addSessionListener(new TracingControl.SessionListener() {
+            @Override
+            public void started(SessionInfo s) {
+                events.add("started " + s.name());
+            }
+
+            @Override
+            public void stopped(SessionInfo s) {
+                events.add("stopped " + s.name() + " " + s.state());
+            }
+        });
+    }
+
+    private static List<TracePacket> packets(Path file) throws Exception {
+        return Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
+    }
+
+    @Test
+    void sessionsStartedHereAreListedStoppedAndKeptWithTheirFile() throws Exception {
+        listen();
+        SessionInfo file = start(null, SessionRequest.Mode.FILE, "f.pftrace");
+        SessionInfo ring = start("r", SessionRequest.Mode.RING, "r.pftrace");
+        assertEquals("session-1", file.name());
+        assertEquals("file", file.mode());
+        assertEquals("ring", ring.mode());
+        assertEquals(List.of("session-1", "r"), registry.getSessions().stream().map(SessionInfo::name).toList());
+        assertEquals("STARTED", registry.getSessions().get(1).state());
+        assertEquals(256 * 1024, registry.getSessions().get(1).buffers().get(0).sizeBytes());
+
+        SessionInfo stopped = registry.stop("r");
+        assertEquals("STOPPED", stopped.state());
+        assertEquals(256 * 1024, stopped.buffers().get(0).sizeBytes(), "the ended session keeps its final counters");
+        assertEquals(Files.size(dir.resolve("r.pftrace")), stopped.bytesWritten());
+        List<TracePacket> trace = packets(dir.resolve("r.pftrace"));
+        assertTrue(trace.get(1).hasTraceConfig() && trace.get(1).getTraceConfig().getUniqueSessionName().equals("r"));
+        assertTrue(trace.get(trace.size() - 1).hasTraceStats(), "a RING session's file is written at its end");
+
+        SessionInfo last = registry.stop("");
+        assertEquals("session-1", last.name(), "with one session left, no name is needed");
+        assertEquals(List.of("STOPPED", "STOPPED"), registry.getSessions().stream().map(SessionInfo::state).toList());
+        assertEquals(List.of("started session-1", "started r", "stopped r STOPPED", "stopped session-1 STOPPED"), events);
+    }
+
+    @Test
+    void aDumpWritesARingSessionsTraceAndRefusesAStreamedOne() throws Exception {
+        start("r", SessionRequest.Mode.RING, "r.pftrace");
+        start("f", SessionRequest.Mode.FILE, "f.pftrace");
+        DumpInfo dump = registry.dump("r", dir.resolve("d.pftrace").toString());
+        assertEquals(Files.size(dir.resolve("d.pftrace")), dump.bytes());
+        assertTrue(packets(dir.resolve("d.pftrace")).get(1).hasTraceConfig());
+        IllegalStateException streamed = assertThrows(IllegalStateException.class,
+                () -> registry.dump("f", dir.resolve("d2.pftrace").toString()));
+        assertTrue(streamed.getMessage().contains("streams into"), streamed.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> registry.dump("r", dir.resolve("r.pftrace").toString())).getMessage()
+                .contains("dump into another file"), "a dump never overwrites the session's own file");
+    }
+
+    @Test
+    void whichSessionIsMeantMustBeClear() {
+        assertEquals("no tracing session is running",
+                assertThrows(IllegalStateException.class, () -> registry.stop("")).getMessage());
+        start("a", SessionRequest.Mode.FILE, "a.pftrace");
+        start("b", SessionRequest.Mode.FILE, "b.pftrace");
+        assertEquals("2 sessions are running (a, b): name one",
+                assertThrows(IllegalArgumentException.class, () -> registry.flush(null)).getMessage());
+        assertEquals("no running session named 'c' (running: a, b)",
+                assertThrows(IllegalArgumentException.class, () -> registry.stop("c")).getMessage());
+        assertEquals("a session named 'a' is already running",
+                assertThrows(IllegalArgumentException.class,
+                        () -> start("a", SessionRequest.Mode.FILE, "a2.pftrace")).getMessage());
+        assertEquals("a", registry.flush("a").name());
+    }
+
+    @Test
+    void aFileThatCannotBeWrittenFailsTheStartWithItsPath() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> registry.start(new SessionRequest("x", TraceConfig.newBuilder()
+                        .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(64)).build(),
+                        SessionRequest.Mode.RING, Path.of("/proc/no-such-dir/x.pftrace"))));
+        assertTrue(e.getMessage().contains("/proc/no-such-dir/x.pftrace"), e.getMessage());
+        assertEquals(List.of(), registry.getSessions());
+    }
+}

@@ -1,0 +1,35 @@
+package io.jtrace.cli.attach;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Command lines refused before any JVM is touched: one line naming the mistake, exit code 2. */
+class ControlCommandTest {
+    private static String refused(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(ExitCodes.USAGE, ControlCommand.run(args, new PrintStream(out), new PrintStream(err)));
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+        return err.toString(StandardCharsets.UTF_8).strip();
+    }
+
+    @Test
+    void mistakesAreNamedOnOneLine() {
+        assertEquals("jtrace status: which JVM? give --pid <pid> (jtrace list shows them)", refused("status"));
+        assertEquals("jtrace stop: --pid needs a process id, got 'x'", refused("stop", "--pid", "x"));
+        assertEquals("jtrace stop: --pid needs a value", refused("stop", "--pid"));
+        assertEquals("jtrace dump: dump needs --out <file>", refused("dump", "--pid", "1"));
+        assertEquals("jtrace flush: unknown option '--force'", refused("flush", "--pid", "1", "--force"));
+        assertEquals("jtrace stop: unexpected arguments [now]", refused("stop", "--pid", "1", "now"));
+        assertEquals("jtrace start: give either --config or options, not both",
+                refused("start", "--pid", "1", "--config", "c.pbtxt", "duration=1s"));
+        assertEquals("jtrace start: give the options as one comma-separated argument, got [ring, duration=1s]",
+                refused("start", "--pid", "1", "ring", "duration=1s"));
+        assertEquals("jtrace status: status shows every session; it takes no --name",
+                refused("status", "--pid", "1", "--name", "x"));
+    }
+}

@@ -1,0 +1,20 @@
+package io.jtrace.service.status;
+
+import io.jtrace.protos.TraceConfig;
+import java.util.List;
+
+/**
+ * One tracing session as the service sees it.
+ *
+ * @param state {@code STARTED}, {@code DISABLING} (stopping) or {@code DISABLED} (stopped, not yet freed)
+ * @param dataSources the data source instances started for it, as {@code name@producer}
+ * @param fileBytes bytes written into its file so far (write_into_file sessions; 0 otherwise)
+ */
+public record SessionStatus(long id, String uniqueName, String state, TraceConfig config, List<BufferStatus> buffers,
+                            List<String> dataSources, long fileBytes, long flushesRequested, long flushesSucceeded,
+                            long flushesFailed) {
+    public SessionStatus {
+        buffers = List.copyOf(buffers);
+        dataSources = List.copyOf(dataSources);
+    }
+}

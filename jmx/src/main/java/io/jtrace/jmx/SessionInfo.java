@@ -1,0 +1,30 @@
+package io.jtrace.jmx;
+
+import java.util.List;
+
+/**
+ * One tracing session, as JMX shows it (a CompositeData).
+ *
+ * @param name its unique name: what stop, flush and dump take
+ * @param id the service's session id
+ * @param state {@code STARTED}, {@code STOPPING} or {@code STOPPED}
+ * @param mode {@code file} (streamed into its file while tracing) or {@code ring} (kept in memory,
+ *     written at its end and by each dump)
+ * @param config a one-line summary of its config
+ * @param file where its trace goes
+ * @param bytesWritten bytes in its file so far
+ * @param durationMs when it stops by itself, 0 for never
+ * @param dataSources data source instances, as {@code name@producer}
+ * @param buffers its trace buffers
+ * @param chunksLost chunks its buffers lost: overwritten before being read plus discarded
+ * @param writerPacketLoss places where a writer dropped packets (shared memory full), summed over its buffers
+ * @param error why it ended badly (the file could not be written), empty otherwise
+ */
+public record SessionInfo(String name, long id, String state, String mode, String config, String file,
+                          long bytesWritten, long durationMs, List<String> dataSources, List<BufferInfo> buffers,
+                          long chunksLost, long writerPacketLoss, String error) {
+    public SessionInfo {
+        dataSources = List.copyOf(dataSources);
+        buffers = List.copyOf(buffers);
+    }
+}
