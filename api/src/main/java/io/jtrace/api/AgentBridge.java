@@ -34,6 +34,16 @@ public final class AgentBridge {
         return category.sessionMask;
     }
 
+    /** The generation of {@code session} (in session slot {@code slot}) that {@code track} was last described in, or -1. */
+    public static int asyncTrackDescribedIn(AsyncTrack track, int slot, Object session) {
+        return track.describedSession[slot] == session ? track.describedGeneration[slot] : -1;
+    }
+
+    public static void asyncTrackDescribed(AsyncTrack track, int slot, Object session, int generation) {
+        track.describedGeneration[slot] = generation;
+        track.describedSession[slot] = session;
+    }
+
     public static Collection<Category> categories() {
         return Category.all();
     }

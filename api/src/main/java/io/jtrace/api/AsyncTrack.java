@@ -13,6 +13,14 @@ public final class AsyncTrack {
     private final long uuid;
     /** The handle {@code Event.slice} returns on this track, made once per category (a track is rarely used with two). */
     private volatile Closer closer;
+    /**
+     * The backend's record, per session slot, of the session and generation this track was last
+     * described in (see {@link AgentBridge#asyncTrackDescribedIn}): kept here, not in a map of the
+     * session's, so a track per request costs the session nothing once the request is gone. Plain
+     * fields: a thread that misses another's write describes the track again, which is harmless.
+     */
+    final Object[] describedSession = new Object[AgentBridge.MAX_SESSIONS];
+    final int[] describedGeneration = new int[AgentBridge.MAX_SESSIONS];
 
     private AsyncTrack(String name, long uuid) {
         this.name = name;

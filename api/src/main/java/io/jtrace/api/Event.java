@@ -5,8 +5,10 @@ import io.jtrace.api.spi.EventData;
 /**
  * An event being built: debug annotations, flows and a track, then one of {@link #begin}, {@link #end},
  * {@link #instant} or {@link #slice}, which writes it. Get one from {@link TrackEvent#event}; each
- * thread reuses its own, so building allocates nothing. Use it within one statement and do not keep it:
- * the next {@code TrackEvent.event} call on the thread starts it over.
+ * thread reuses its own, so building allocates nothing. A builder is taken from {@code TrackEvent.event}
+ * until its event is written, so an event built while another is being built (an argument computed by
+ * traced code) gets a builder of its own, up to {@link #MAX_NESTING} deep. Do not keep one: a builder
+ * never written stays taken, and once all are taken the deepest is started over.
  *
  * <pre>{@code
  * TrackEvent.event(DB).arg("table", table).arg("rows", rows).flow(requestFlow).begin("query");
@@ -21,9 +23,16 @@ public final class Event implements EventData {
     /** Flows an event can take part in; more are dropped. */
     public static final int MAX_FLOWS = 4;
 
+    /** Builders a thread can have taken at once. */
+    public static final int MAX_NESTING = 4;
+
     static final Event DISABLED = new Event(false);
 
     private final boolean recording;
+    /** Taken by {@link TrackEvent#event} until the event is written; the owning thread only. */
+    private boolean taken;
+    /** The thread's next builder, for an event built while this one is taken; made on first need. */
+    private Event next;
     private Category category;
     private int argCount;
     private int droppedArgs;
@@ -41,7 +50,20 @@ public final class Event implements EventData {
         this.recording = recording;
     }
 
-    Event reset(Category category) {
+    /** This thread's first builder not taken (this one, or one after it), taken and started over. */
+    Event take(Category category) {
+        Event e = this;
+        for (int depth = 1; e.taken && depth < MAX_NESTING; depth++) {
+            if (e.next == null) {
+                e.next = new Event(true);
+            }
+            e = e.next;
+        }
+        e.taken = true;
+        return e.reset(category);
+    }
+
+    private Event reset(Category category) {
         this.category = category;
         for (int i = 0; i < argCount; i++) {
             argStrings[i] = null; // let go of the application's strings
@@ -115,20 +137,28 @@ public final class Event implements EventData {
 
     public void begin(String name) {
         if (recording) {
-            TrackEvent.backend.event(TYPE_BEGIN, category, name, System.nanoTime(), this);
+            write(TYPE_BEGIN, name);
+        }
+    }
+
+    private void write(int type, String name) {
+        try {
+            TrackEvent.backend.event(type, category, name, System.nanoTime(), this);
+        } finally {
+            taken = false;
         }
     }
 
     /** Ends the innermost open slice of the event's track (the thread's, or the one given with {@link #on}). */
     public void end() {
         if (recording) {
-            TrackEvent.backend.event(TYPE_END, category, null, System.nanoTime(), this);
+            write(TYPE_END, null);
         }
     }
 
     public void instant(String name) {
         if (recording) {
-            TrackEvent.backend.event(TYPE_INSTANT, category, name, System.nanoTime(), this);
+            write(TYPE_INSTANT, name);
         }
     }
 
@@ -142,7 +172,7 @@ public final class Event implements EventData {
         }
         AsyncTrack on = track;
         Category c = category;
-        TrackEvent.backend.event(TYPE_BEGIN, c, name, System.nanoTime(), this);
+        write(TYPE_BEGIN, name);
         return on == null ? c.closer : on.closer(c);
     }
 

@@ -29,7 +29,10 @@ public final class TrackEvent {
         }
     }
 
-    /** Ends the calling thread's innermost open slice (of {@code category}). */
+    /**
+     * Ends the innermost open slice on the calling thread's track, in the sessions that record
+     * {@code category} (end it with the category it began with).
+     */
     public static void end(Category category) {
         if (category.enabled) {
             backend.end(category, System.nanoTime());
@@ -58,7 +61,7 @@ public final class TrackEvent {
      * category is disabled, every call on the result does nothing.
      */
     public static Event event(Category category) {
-        return category.enabled ? EVENTS.get().reset(category) : Event.DISABLED;
+        return category.enabled ? EVENTS.get().take(category) : Event.DISABLED;
     }
 
     /** A new flow id, for {@link Event#flow} and {@link Event#terminateFlow}: unique in this JVM, never 0. */

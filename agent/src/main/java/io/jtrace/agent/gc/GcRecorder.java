@@ -68,7 +68,6 @@ final class GcRecorder implements NotificationListener {
     synchronized void start() {
         sequence.open();
         opened = true;
-        baselineCollections = totalCollections();
         for (GarbageCollectorMXBean collector : collectors) {
             if (collector instanceof NotificationEmitter) {
                 NotificationEmitter emitter = (NotificationEmitter) collector;
@@ -76,6 +75,10 @@ final class GcRecorder implements NotificationListener {
                 subscribed.add(emitter);
             }
         }
+        // Counted after subscribing: a GC between the two is then seen (one more than expected, which
+        // stop's wait accepts), where counted first it would be expected and never seen, and every stop
+        // would wait the whole STOP_WAIT_MILLIS for it.
+        baselineCollections = totalCollections();
     }
 
     void clearIncrementalState() {

@@ -32,12 +32,17 @@ final class OsThreadNames {
     private final Map<Long, String> names = new HashMap<>();
     /** Tids seen once, their names not read yet. */
     private final Set<Long> seenOnce = new HashSet<>();
+    /** The sample in which each live tid was first listed. */
+    private final Map<Long, Long> firstListed = new HashMap<>();
+
+    /** An OS thread nobody has placed: its tid (-1 when its name is shared) and the sample that first listed it. */
+    record Task(long tid, long firstListed) {}
 
     /**
-     * Tids of live OS threads not in {@code placed}, by native name; names shared by several of them map
-     * to -1 (ambiguous). Empty where {@code /proc} cannot be read.
+     * Live OS threads not in {@code placed}, by native name, listed during sample {@code sample}; a name
+     * shared by several maps to a task with tid -1 (ambiguous). Empty where {@code /proc} cannot be read.
      */
-    Map<String, Long> unplacedByName(Set<Long> placed) {
+    Map<String, Task> unplacedByName(Set<Long> placed, long sample) {
         Set<Long> live = new HashSet<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (Path task : tasks) {
@@ -48,6 +53,7 @@ final class OsThreadNames {
                     continue;
                 }
                 live.add(tid);
+                firstListed.putIfAbsent(tid, sample);
                 if (!placed.contains(tid) && !names.containsKey(tid) && !seenOnce.add(tid)) {
                     seenOnce.remove(tid);
                     String name = readName(task);
@@ -60,13 +66,14 @@ final class OsThreadNames {
             return Map.of();
         }
         seenOnce.retainAll(live);
-        Map<String, Long> byName = new HashMap<>();
+        firstListed.keySet().retainAll(live);
+        Map<String, Task> byName = new HashMap<>();
         for (Iterator<Map.Entry<Long, String>> it = names.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Long, String> e = it.next();
             if (!live.contains(e.getKey())) {
                 it.remove(); // ended: its tid may come back for another thread, with another name
             } else if (!placed.contains(e.getKey())) {
-                byName.merge(e.getValue(), e.getKey(), (a, b) -> -1L);
+                byName.merge(e.getValue(), new Task(e.getKey(), firstListed.get(e.getKey())), (a, b) -> new Task(-1, 0));
             }
         }
         return byName;

@@ -88,6 +88,8 @@ final class ThreadSampler implements Sampler {
         dumpAll = true;
         sample(now);
         dumpAll = false;
+        // Lists the OS threads there are now, so that none of them passes for a new one later.
+        osNames.unplacedByName(placedTids, sampleNumber);
     }
 
     /** Every thread's state and CPU time now; threads gone since the last sample end here. */
@@ -191,13 +193,15 @@ final class ThreadSampler implements Sampler {
                 wanted.computeIfAbsent(OsThreadNames.nativeName(r.thread.getName()), k -> new ArrayList<>(1)).add(r);
             }
         }
-        Map<String, Long> available = osNames.unplacedByName(placedTids);
+        Map<String, OsThreadNames.Task> available = osNames.unplacedByName(placedTids, sampleNumber);
         boolean left = false;
         for (Map.Entry<String, List<ThreadRecord>> e : wanted.entrySet()) {
-            Long tid = available.get(e.getKey());
-            if (e.getValue().size() == 1 && tid != null && tid > 0) {
-                ThreadRecord r = e.getValue().get(0);
-                place(r, tid, r.firstSeenNanos);
+            OsThreadNames.Task task = available.get(e.getKey());
+            ThreadRecord only = e.getValue().get(0);
+            // The OS thread must be as new as the Java thread: an older one of the same name (a thread
+            // renamed by another keeps its OS name) is someone else.
+            if (e.getValue().size() == 1 && task != null && task.tid() > 0 && task.firstListed() >= only.firstSample - 1) {
+                place(only, task.tid(), only.firstSeenNanos);
             } else {
                 for (ThreadRecord r : e.getValue()) {
                     left |= sampleNumber - r.firstSample >= 2;

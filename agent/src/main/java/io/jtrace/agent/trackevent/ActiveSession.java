@@ -1,8 +1,8 @@
 package io.jtrace.agent.trackevent;
 
+import io.jtrace.api.AgentBridge;
 import io.jtrace.api.AsyncTrack;
 import io.jtrace.producer.DataSourceContext;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -29,11 +29,6 @@ final class ActiveSession {
      * its sequence's incremental state over.
      */
     private volatile int generation;
-    /**
-     * The generation each async track was last described in, by track identity (no boxing on the
-     * lookup every event on an async track makes). Any application thread reads and writes it.
-     */
-    private final ConcurrentHashMap<AsyncTrack, Integer> asyncTracks = new ConcurrentHashMap<>();
 
     ActiveSession(int slot, DataSourceContext context, CategoryFilter filter, SequencePool pool) {
         this.slot = slot;
@@ -71,12 +66,11 @@ final class ActiveSession {
 
     /** The generation {@code track} was last described in during this session, or -1. */
     int asyncTrackDescribedIn(AsyncTrack track) {
-        Integer described = asyncTracks.get(track);
-        return described == null ? -1 : described;
+        return AgentBridge.asyncTrackDescribedIn(track, slot, this);
     }
 
     void asyncTrackDescribed(AsyncTrack track, int generation) {
-        asyncTracks.put(track, generation);
+        AgentBridge.asyncTrackDescribed(track, slot, this, generation);
     }
 
     void lostWithoutWriter() {

@@ -23,6 +23,11 @@ final class ThreadState {
     private final SessionBinding[] bindings = new SessionBinding[TrackEventDataSource.MAX_SESSIONS];
     /** The pool slot to try first in a new binding: spread threads over the pool. */
     private final int firstPoolHint;
+    /**
+     * The sessions array this thread last checked its bindings against: when it differs, sessions
+     * started or stopped since, and own writers in stopped ones are closed.
+     */
+    ActiveSession[] seenSessions;
     /** Whether the reaper knows this thread (it has held an own sequence). */
     boolean reapable;
 

@@ -71,6 +71,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * scrapes or discards.
      */
     private volatile ActiveSession[] sessions = new ActiveSession[MAX_SESSIONS];
+    /** Orders every write of the categories' session masks (see {@link #updateCategories}). */
+    private final Object categoryLock = new Object();
     /** Threads that have held an own sequence: added by the thread itself, reaped by the producer thread. */
     private final ConcurrentLinkedQueue<ThreadState> reapable = new ConcurrentLinkedQueue<>();
     /** Own sequences open now (any session): taken by threads with a CAS, given back when one closes. */
@@ -232,6 +234,26 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
     }
 
+    /**
+     * The calling thread's first event since sessions started or stopped: its own writers in sessions
+     * that have stopped are closed now (the SMB and the owned budget are shared by all sessions; a live
+     * thread's writer can only be closed by the thread itself).
+     */
+    private void closeStale(ThreadState t, ActiveSession[] all) {
+        for (int slot = 0; slot < MAX_SESSIONS; slot++) {
+            SessionBinding b = t.bindingIfAny(slot);
+            if (b != null && b.own != null && b.session != all[slot]) {
+                closeOwn(b);
+            }
+        }
+        t.seenSessions = all;
+    }
+
+    /** Own sequences open now, in all sessions: what the owned budget counts. */
+    int ownedSequenceCount() {
+        return ownedSequences.get();
+    }
+
     /** Producer thread: a free slot for a new session, or -1. */
     private int freeSlot() {
         ActiveSession[] current = sessions;
@@ -243,10 +265,17 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         return -1;
     }
 
-    /** Producer thread, after publishing {@link #sessions}: every category's mask from the running sessions' filters. */
+    /**
+     * Producer thread, after publishing {@link #sessions}: every category's mask from the running
+     * sessions' filters. Under {@link #categoryLock}, as {@link #categoryCreated} is: otherwise a
+     * category made meanwhile could store a mask computed from the old sessions after this stored the
+     * new one, and stay wrong for the whole session.
+     */
     private void updateCategories() {
-        for (Category category : AgentBridge.categories()) {
-            AgentBridge.setSessionMask(category, maskOf(category));
+        synchronized (categoryLock) {
+            for (Category category : AgentBridge.categories()) {
+                AgentBridge.setSessionMask(category, maskOf(category));
+            }
         }
     }
 
@@ -263,11 +292,13 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     }
 
     /**
-     * Any thread that creates a category. Racy against a session starting or stopping on the producer
-     * thread, which then recomputes every category, this one included once it is registered.
+     * Any thread that creates a category (rare: categories live in static fields). The category is
+     * already in the registry, so an {@link #updateCategories} after this lock recomputes it too.
      */
     private void categoryCreated(Category category) {
-        AgentBridge.setSessionMask(category, maskOf(category));
+        synchronized (categoryLock) {
+            AgentBridge.setSessionMask(category, maskOf(category));
+        }
     }
 
     // ------------------------------------------------------------------ the event path
@@ -410,11 +441,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * here reaches the application: a failure inside a packet aborts it (the writer counts it and leaves
      * a drop marker); one before any packet was begun is counted by the session.
      */
-    private void event(ActiveSession session, int type, Category category, String name, long timestamp,
+    private void event(ThreadState t, ActiveSession session, int type, Category category, String name, long timestamp,
                        long longValue, double doubleValue, boolean isDouble, EventData data) {
         Sequence s = null;
         try {
-            ThreadState t = threads.get();
             s = enter(t, t.binding(session.slot()), session, timestamp);
             if (s == null) {
                 return; // counted as lost by enter
@@ -444,12 +474,16 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             return;
         }
         ActiveSession[] all = sessions;
+        ThreadState t = threads.get();
+        if (t.seenSessions != all) {
+            closeStale(t, all);
+        }
         do {
             int slot = Integer.numberOfTrailingZeros(mask);
             mask &= mask - 1;
             ActiveSession session = all[slot];
             if (session != null) {
-                event(session, type, written, name, timestamp, longValue, doubleValue, isDouble, data);
+                event(t, session, type, written, name, timestamp, longValue, doubleValue, isDouble, data);
             }
         } while (mask != 0);
     }

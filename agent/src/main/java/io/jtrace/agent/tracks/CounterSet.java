@@ -5,7 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Named counter tracks under the process, written through a {@link PolledSequence}: each described
+ * Named counter tracks under the process (the JVM sources' own: their uuids never meet those of the
+ * application's counters of the same name), written through a {@link PolledSequence}: each described
  * once per epoch of the sequence, and a value written only when it differs from the last one written (a counter holds its
  * value until the next sample in Perfetto's UI, so repeating it adds bytes and nothing else).
  */
@@ -38,7 +39,7 @@ public final class CounterSet {
     }
 
     private Counter counter(String name, CounterDescriptor.Unit unit) {
-        Counter c = counters.computeIfAbsent(name, n -> new Counter(sequence.process().namedUuid("counter:" + n)));
+        Counter c = counters.computeIfAbsent(name, n -> new Counter(sequence.process().namedUuid("jvm-counter:" + n)));
         if (c.describedEpoch != sequence.epoch()) {
             sequence.describeCounter(c.uuid, sequence.process().uuid(), name, unit);
             c.describedEpoch = sequence.epoch();

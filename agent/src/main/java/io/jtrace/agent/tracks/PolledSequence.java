@@ -15,8 +15,9 @@ import io.jtrace.shm.writer.TraceWriter;
  * packets. Each header starts a new {@link #epoch}: callers describe their tracks again in every epoch
  * (a lost descriptor would leave later samples on a track trace_processor does not know), keeping the
  * epoch they last described a track in next to the track, so a sample that changes nothing costs no
- * lookup here. Used by one thread at a time: the producer thread
- * that runs the source's periodic task, start and stop.
+ * lookup here. Used by one thread at a time, under its owner's lock: {@link PollingInstance}'s (the
+ * sampler thread's samples, the producer thread's flush and stop) or {@code GcRecorder}'s (the GC
+ * notification thread and the producer thread).
  */
 public final class PolledSequence {
     private final ProcessTrack process;

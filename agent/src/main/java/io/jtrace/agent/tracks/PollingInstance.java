@@ -10,10 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A data source instance that samples every period into one {@link PolledSequence}: a first sample at
- * start, one per period, a last one at stop. Samples run on the agent's sampler thread, not on the
- * producer thread: a sample of thousands of threads takes milliseconds, and the producer thread must stay
- * free to answer the service's flushes. The sequence's writer is used under the instance's lock, by the
+ * A data source instance that samples every period into one {@link PolledSequence}: a first sample as
+ * soon as it starts, one per period, a last one at stop. The first and the periodic samples run on the
+ * agent's sampler thread, not on the producer thread: a sample of thousands of threads takes
+ * milliseconds (the first one of jvm.threads a thread dump), and the producer thread must stay free to
+ * answer the service's flushes. The last one runs in {@code stop}, on the producer thread, which waits
+ * for a sample in progress to end (the data must be in before the session ends). The sequence's writer is used under the instance's lock, by the
  * sampler thread and by the producer thread's flush and stop. A flush never waits for a sample (on a
  * machine busy with thousands of threads the sampler thread can be off the CPU for seconds while it
  * holds the lock): it flushes at once if the lock is free, else it leaves the flush to the sample in
@@ -31,6 +33,8 @@ public final class PollingInstance implements DataSourceInstance {
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}: set at stop, after which no sample writes. */
     private boolean stopped;
+    /** Guarded by {@link #lock}: the first sample was taken. */
+    private boolean sampledOnce;
     /**
      * Set by a flush that found the lock held; read and cleared by the sample holding it, under the
      * lock. Volatile: the flush sets it without the lock.
@@ -56,14 +60,13 @@ public final class PollingInstance implements DataSourceInstance {
         lock.lock();
         try {
             sequence.open();
-            guarded(true, false);
         } finally {
             lock.unlock();
         }
         try {
-            timer = samplingThread.scheduleWithFixedDelay(this::periodic, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+            timer = samplingThread.scheduleWithFixedDelay(this::periodic, 0, periodMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-            LOG.debug("jtrace: the sampler thread is shut down; only the first and last samples are taken");
+            LOG.debug("jtrace: the sampler thread is shut down; only the last sample is taken");
         }
     }
 
@@ -71,7 +74,8 @@ public final class PollingInstance implements DataSourceInstance {
         lock.lock();
         try {
             if (!stopped) {
-                guarded(false, false);
+                guarded(!sampledOnce, false);
+                sampledOnce = true;
             }
             // Cleared before the flush; a request that comes after this read finds the lock still held,
             // sets the flag again and is served by the next sample, one period later.
@@ -105,6 +109,9 @@ public final class PollingInstance implements DataSourceInstance {
         lock.lock();
         try {
             stopped = true;
+            if (!sampledOnce) {
+                guarded(true, false); // stopped before the sampler thread got to it
+            }
             guarded(false, true);
             sequence.close();
         } finally {
@@ -129,7 +136,8 @@ public final class PollingInstance implements DataSourceInstance {
             } else {
                 sampler.sample(now);
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Anything the host's MBeans or threads throw; uncaught here it would end the periodic task silently.
             if (sequence.writer().inPacket()) {
                 sequence.writer().abortPacket();
             }

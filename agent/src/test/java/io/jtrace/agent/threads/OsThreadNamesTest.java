@@ -48,12 +48,12 @@ class OsThreadNamesTest {
         started.await();
         OsThreadNames names = new OsThreadNames();
         try {
-            Map<String, Long> first = names.unplacedByName(Set.of());
+            Map<String, OsThreadNames.Task> first = names.unplacedByName(Set.of(), 7);
             assertNull(first.get("osnames-unique"), "a thread first seen is not named yet: it may still carry its creator's name");
-            Map<String, Long> second = names.unplacedByName(Set.of());
-            assertEquals(uniqueTid[0], second.get("osnames-unique"));
-            assertEquals(-1L, second.get("osnames-twin"), "two threads, one name: ambiguous");
-            assertFalse(names.unplacedByName(Set.of(uniqueTid[0])).containsKey("osnames-unique"), "a placed tid is not offered");
+            Map<String, OsThreadNames.Task> second = names.unplacedByName(Set.of(), 8);
+            assertEquals(new OsThreadNames.Task(uniqueTid[0], 7), second.get("osnames-unique"), "its tid, first listed in sample 7");
+            assertEquals(-1L, second.get("osnames-twin").tid(), "two threads, one name: ambiguous");
+            assertFalse(names.unplacedByName(Set.of(uniqueTid[0]), 9).containsKey("osnames-unique"), "a placed tid is not offered");
         } finally {
             done.countDown();
             for (Thread t : threads) {

@@ -78,6 +78,50 @@ class TrackEventSessionsTest {
         }
     }
 
+    @Test
+    void aThreadsOwnWriterInAStoppedSessionIsClosedAtItsNextEvent() throws Exception {
+        try (RecordingContext first = new RecordingContext(Files.createDirectories(dir.resolve("first")), 1024 * 1024);
+             RecordingContext second = new RecordingContext(Files.createDirectories(dir.resolve("second")), 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 13));
+            DataSourceInstance a = start(source, first, TrackEventConfig.newBuilder());
+            DataSourceInstance b = start(source, second, TrackEventConfig.newBuilder());
+            int before = source.ownedSequenceCount();
+            TrackEvent.instant(C, "in both");
+            assertEquals(before + 2, source.ownedSequenceCount(), "this thread owns a writer in each session");
+            a.stop();
+            TrackEvent.instant(C, "in the second only");
+            assertEquals(before + 1, source.ownedSequenceCount(), "its writer in the stopped session is given back");
+            b.stop();
+        }
+    }
+
+    @Test
+    void anEventBuiltWhileAnotherIsBeingBuiltKeepsItsOwnCategoryAndArguments() throws Exception {
+        try (RecordingContext context = new RecordingContext(Files.createDirectories(dir.resolve("nested")), 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 17));
+            DataSourceInstance instance = start(source, context, TrackEventConfig.newBuilder().addEnabledCategories("sessions-a"));
+            TrackEvent.event(A).arg("outer", innerCall()).begin("sessions-a/outer");
+            TrackEvent.end(A);
+            instance.stop();
+            List<TracePacket> packets = context.read();
+            List<String> args = new ArrayList<>();
+            for (TracePacket p : packets) {
+                if (p.hasTrackEvent()) {
+                    p.getTrackEvent().getDebugAnnotationsList().forEach(d -> args.add(d.getName() + "=" + d.getIntValue()));
+                }
+            }
+            assertEquals(List.of("inner=2", "outer=1"), args);
+            assertEquals(List.of("sessions-a/inner", "sessions-a/outer"), new ArrayList<>(sliceNames(packets)));
+        }
+    }
+
+    /** Traced code that runs while the caller's event is being built. */
+    private static long innerCall() {
+        TrackEvent.event(A).arg("inner", 2).begin("sessions-a/inner");
+        TrackEvent.end(A);
+        return 1;
+    }
+
     private static DataSourceInstance start(TrackEventDataSource source, RecordingContext context,
                                             TrackEventConfig.Builder config) {
         DataSourceInstance instance = source.create(context,
@@ -122,11 +166,15 @@ class TrackEventSessionsTest {
 
     /** Every slice begin's name, resolved through its sequence's interned names; ends must match begins. */
     private static TreeSet<String> sliceNames(RecordingContext context) throws Exception {
+        return sliceNames(context.read());
+    }
+
+    private static TreeSet<String> sliceNames(List<TracePacket> packets) {
         Map<Integer, Map<Long, String>> interned = new HashMap<>();
         TreeSet<String> names = new TreeSet<>();
         int begins = 0;
         int ends = 0;
-        for (TracePacket p : context.read()) {
+        for (TracePacket p : packets) {
             Map<Long, String> seq = interned.computeIfAbsent(p.getTrustedPacketSequenceId(), k -> new HashMap<>());
             for (EventName n : p.getInternedData().getEventNamesList()) {
                 seq.put(n.getIid(), n.getName());

@@ -3,6 +3,8 @@ package io.jtrace.benchmarks.agent.threads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.locks.LockSupport;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 /**
  * What a polling source costs, as users run it: start this with
@@ -36,6 +38,23 @@ public final class ThreadSamplingCost {
         int live = Thread.activeCount();
         System.out.printf("THREADS=%d%nSAMPLER_CPU_PERCENT_OF_ONE_CORE=%.3f%nNS_PER_SAMPLE=%.0f%nNS_PER_THREAD_PER_SAMPLE=%.0f%n",
                 live, 100.0 * cpu / wall, (double) cpu / samples, (double) cpu / samples / live);
+        System.out.printf("THREAD_DUMP_MS=%.2f%n", fastestThreadDumpMillis());
+    }
+
+    /**
+     * The thread dump jvm.threads takes at a session's start (the same diagnostic command, in process):
+     * the fastest of 5, in ms. It runs at a safepoint, so this is about how long it stops the JVM.
+     */
+    private static double fastestThreadDumpMillis() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName command = new ObjectName("com.sun.management:type=DiagnosticCommand");
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            long start = System.nanoTime();
+            server.invoke(command, "threadPrint", new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            best = Math.min(best, System.nanoTime() - start);
+        }
+        return best / 1e6;
     }
 
     private static long samplerThreadId() {
