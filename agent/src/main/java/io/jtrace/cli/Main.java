@@ -1,10 +1,13 @@
 package io.jtrace.cli;
 
+import io.jtrace.jfr.cli.JfrCommands;
 import java.io.PrintStream;
+import java.util.Arrays;
 
 /**
- * {@code java -jar jtrace.jar}: the command line. This build supports tracing through the agent
- * options only; it prints how, and exits non-zero for anything it does not know.
+ * {@code java -jar jtrace.jar}: the command line. It dispatches to the commands' own classes
+ * ({@code convert}, {@code merge}), prints how to trace with the agent, and exits non-zero for
+ * anything it does not know.
  */
 public final class Main {
     private Main() {}
@@ -17,6 +20,15 @@ public final class Main {
         if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
             out.print(usage());
             return 0;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        switch (args[0]) {
+            case "convert":
+                return JfrCommands.convert(rest, out, err);
+            case "merge":
+                return JfrCommands.merge(rest, out, err);
+            default:
+                break;
         }
         err.println("jtrace: unknown command '" + args[0] + "'");
         err.print(usage());
@@ -38,6 +50,7 @@ public final class Main {
                 "  log=off|error|warn|info|debug",
                 "",
                 "Open the trace at https://ui.perfetto.dev",
-                "");
+                "",
+                JfrCommands.usage());
     }
 }
