@@ -54,7 +54,7 @@ public final class JfrToTrace {
         JvmIdentity jvm = JvmIdentity.find(jfr);
         int pid = jvm.known() ? jvm.pid() : 1;
         long processUuid = FileTrackUuids.processUuidFor(pid);
-        return writeTo(out, jfr, scan, writer -> {
+        return readable(jfr, scan, out, writer -> {
             writeRealtimeClock(writer, scan.startNanos());
             return new Target(2, TimeMapping.realtime(), new DescribedTracks(pid, jvm.name(),
                     new FileTrackUuids(processUuid, Map.of()), Set.of()));
@@ -70,7 +70,7 @@ public final class JfrToTrace {
         }
         ChunkScan scan = checkInput(jfr);
         JvmIdentity jvm = JvmIdentity.find(jfr);
-        return writeTo(out, jfr, scan, writer -> {
+        return readable(jfr, scan, out, writer -> {
             TraceIndex index = TraceIndex.copy(trace, writer);
             int pid = pickProcess(trace, jfr, index, jvm);
             if (index.realtimeMinusMonotonic == null) {
@@ -110,7 +110,7 @@ public final class JfrToTrace {
         if (scan.damage() != null && !keepGoing) {
             throw new JfrInputException(jfr + ": " + scan.damage() + "; --keep-going converts the "
                     + scan.chunks().size() + " whole chunk(s) before it (" + scan.readableBytes() + " of "
-                    + scan.fileSize() + " bytes)");
+                    + scan.fileSize() + " bytes) that parse");
         }
         return scan;
     }
@@ -123,17 +123,50 @@ public final class JfrToTrace {
         Target open(TraceFileWriter writer) throws IOException, JfrInputException;
     }
 
-    private ConversionReport writeTo(Path out, Path jfr, ChunkScan scan, TargetSetup setup)
+    /** The recording stopped parsing half-way; {@code what} says after how many events and why. */
+    private static final class ParseFailure extends Exception {
+        ParseFailure(String what, Throwable cause) {
+            super(what, cause);
+        }
+    }
+
+    /**
+     * Converts the file as it is when its chunk headers are sound and it parses to the end; otherwise,
+     * with {@code keepGoing}, converts its {@link Salvage salvaged} chunks and reports what was lost.
+     */
+    private ConversionReport readable(Path jfr, ChunkScan scan, Path out, TargetSetup setup)
             throws IOException, JfrInputException {
+        if (scan.damage() == null) {
+            try {
+                return writeTo(out, jfr, jfr, scan, null, setup);
+            } catch (ParseFailure f) {
+                if (!keepGoing) {
+                    throw new JfrInputException(jfr + ": " + f.getMessage()
+                            + " (--keep-going converts the chunks that parse)", f.getCause());
+                }
+            }
+        }
+        try (Salvage salvage = Salvage.of(jfr, scan)) {
+            if (salvage.scan.chunks().isEmpty()) {
+                Files.deleteIfExists(out);
+                return new ConversionReport(Map.of(), 0, 0, 0, 0, scan.fileSize(), "no chunk is readable: " + salvage.loss, 0, 0);
+            }
+            return writeTo(out, jfr, salvage.file, salvage.scan, salvage.loss, setup);
+        } catch (ParseFailure f) {
+            throw new JfrInputException(jfr + ": the chunks that parsed alone failed together: " + f.getMessage(), f.getCause());
+        }
+    }
+
+    private ConversionReport writeTo(Path out, Path named, Path jfr, ChunkScan scan, String loss, TargetSetup setup)
+            throws IOException, JfrInputException, ParseFailure {
         boolean done = false;
         try (TraceFileWriter writer = new TraceFileWriter(out)) {
             Target target = setup.open(writer);
-            ConversionReport report = convertEvents(jfr, scan, writer, target);
+            ConversionReport report = convertEvents(named, jfr, scan, writer, target);
             writer.flush();
             done = true;
             return new ConversionReport(report.eventsPerType(), report.eventsWritten(), report.eventsSkipped(),
-                    report.chunksRead(), report.bytesRead(), report.inputBytes(), report.loss(), writer.packets(),
-                    writer.bytes());
+                    report.chunksRead(), report.bytesRead(), Files.size(named), loss, writer.packets(), writer.bytes());
         } finally {
             if (!done) {
                 Files.deleteIfExists(out);
@@ -141,8 +174,8 @@ public final class JfrToTrace {
         }
     }
 
-    private ConversionReport convertEvents(Path jfr, ChunkScan scan, TraceFileWriter writer, Target target)
-            throws IOException, JfrInputException {
+    private ConversionReport convertEvents(Path named, Path jfr, ChunkScan scan, TraceFileWriter writer, Target target)
+            throws IOException, ParseFailure {
         int[] nextSequence = {target.firstSequenceId()};
         FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++);
         int clock = target.time().clockId();
@@ -155,13 +188,9 @@ public final class JfrToTrace {
             return new SequenceWriter(sampleOut, clock, MAX_INTERNED);
         });
         Progress bar = new Progress(scan.fileSize() >= PROGRESS_THRESHOLD_BYTES ? progress : null,
-                "jtrace: " + jfr.getFileName(), scan.startNanos(), scan.endNanos());
+                "jtrace: " + named.getFileName(), scan.startNanos(), scan.endNanos());
         long read = 0;
         long skipped = 0;
-        String loss = scan.damage();
-        if (scan.chunks().isEmpty()) {
-            return new ConversionReport(Map.of(), 0, 0, 0, 0, scan.fileSize(), "no whole chunk: " + loss, 0, 0);
-        }
         try (RecordingFile file = new RecordingFile(jfr)) {
             while (file.hasMoreEvents()) {
                 RecordedEvent event = file.readEvent();
@@ -180,18 +209,14 @@ public final class JfrToTrace {
         } catch (UncheckedIOException e) {
             throw e.getCause(); // the output failed, not the input
         } catch (IOException | RuntimeException e) {
-            String what = "parsing stopped after " + read + " events: " + describe(e);
-            if (!keepGoing) {
-                throw new JfrInputException(jfr + ": " + what + " (--keep-going keeps the events before it)", e);
-            }
-            loss = loss == null ? what : loss + "; " + what;
+            throw new ParseFailure("parsing stopped after " + read + " events: " + describe(e), e);
         }
         bar.done(read);
         return new ConversionReport(mapper.writtenPerType(), mapper.writtenTotal(), skipped, scan.chunks().size(),
-                scan.readableBytes(), scan.fileSize(), loss, 0, 0);
+                scan.readableBytes(), scan.fileSize(), null, 0, 0);
     }
 
-    private static String describe(Exception e) {
+    static String describe(Exception e) {
         String message = e.getMessage();
         return e.getClass().getSimpleName() + (message == null ? "" : " " + message);
     }

@@ -88,9 +88,12 @@ final class TestRecordings {
     private static void spin(long millis) {
         long end = System.nanoTime() + millis * 1_000_000;
         long x = 0;
-        while (System.nanoTime() < end) {
-            x += Long.numberOfTrailingZeros(x * 31 + 7);
-        }
+        do {
+            for (int i = 0; i < 10_000; i++) {
+                x = x * 6364136223846793005L + 1442695040888963407L;
+                x ^= x >>> 29;
+            }
+        } while (System.nanoTime() < end);
         sink = x;
     }
 }
