@@ -29,7 +29,9 @@ import jdk.jfr.consumer.RecordingFile;
  * <p>Clocks: JFR event times are wall-clock (see {@link TimeMapping}). A converted trace keeps them as
  * REALTIME and says so in a clock snapshot whose primary trace clock is REALTIME. A merged trace puts
  * them on CLOCK_MONOTONIC, like jtrace's own events, with the REALTIME − MONOTONIC offset of the
- * trace's first clock snapshot.
+ * trace's clock snapshots (see {@link TraceIndex}). JFR's wall clock is the chunk's start
+ * (REALTIME, read with the chunk's start ticks) plus elapsed ticks (CLOCK_MONOTONIC on Linux unless JFR
+ * uses the TSC), so the two timelines agree to tens of microseconds.
  *
  * <p>Damage: chunk headers are checked before parsing. A damaged file fails with a message naming the
  * file and the damage, and no output is left behind, unless {@code keepGoing}: then what parses is
