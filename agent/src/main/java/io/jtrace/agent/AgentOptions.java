@@ -2,6 +2,8 @@ package io.jtrace.agent;
 
 import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.jfr.live.JfrDataSource;
+import io.jtrace.jfr.live.JfrSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,14 +22,16 @@ import java.util.Set;
  *   <li>{@code sources=track_event+jvm.gc}: data sources, '+'-separated; default both</li>
  *   <li>{@code categories=app+db*}: track_event categories to enable (globs); default all</li>
  *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug); default warn</li>
+ *   <li>{@code jfr=default}: JFR events for the {@code jvm.jfr} source (and adds that source): a
+ *       predefined configuration ({@code default}, {@code profile}) or {@code event#setting=value+...}</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
-                           List<String> categories, String logLevel) {
+                           List<String> categories, String logLevel, String jfr) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME);
-    private static final Set<String> KNOWN_SOURCES = Set.copyOf(DEFAULT_SOURCES);
+    private static final Set<String> KNOWN_SOURCES = Set.of(TrackEventDataSource.NAME, GcDataSource.NAME, JfrDataSource.NAME);
     private static final Set<String> LOG_LEVELS = Set.of("off", "error", "warn", "info", "debug", "trace");
 
     /** Parses the option string; throws {@link IllegalArgumentException} naming the offending key or value. */
@@ -39,6 +43,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         List<String> sources = DEFAULT_SOURCES;
         List<String> categories = List.of();
         String log = "warn";
+        String jfr = null;
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -77,16 +82,26 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                                     + ", got '" + value + "'");
                         }
                         break;
+                    case "jfr":
+                        jfr = require(key, value);
+                        JfrSettings.parse(jfr);
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
-                                + "' (known: start, duration, file, buffer, sources, categories, log)");
+                                + "' (known: start, duration, file, buffer, sources, categories, log, jfr)");
                 }
             }
         }
         if (!start && (duration > 0 || file != null)) {
             throw new IllegalArgumentException("jtrace options 'duration' and 'file' need 'start'");
         }
-        return new AgentOptions(start, duration, file, buffer, sources, categories, log);
+        if (jfr != null && !sources.contains(JfrDataSource.NAME)) {
+            List<String> withJfr = new ArrayList<>(sources);
+            withJfr.add(JfrDataSource.NAME);
+            sources = List.copyOf(withJfr);
+        }
+        return new AgentOptions(start, duration, file, buffer, sources, categories, log,
+                jfr == null ? JfrSettings.DEFAULT : jfr);
     }
 
     private static String require(String key, String value) {
@@ -158,7 +173,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             String name = s.trim();
             if (!KNOWN_SOURCES.contains(name)) {
                 throw new IllegalArgumentException("jtrace option 'sources' names unknown data source '" + name
-                        + "' (known: " + String.join(", ", DEFAULT_SOURCES) + ")");
+                        + "' (known: track_event, jvm.gc, jvm.jfr)");
             }
             result.add(name);
         }

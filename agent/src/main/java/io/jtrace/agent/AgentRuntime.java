@@ -1,7 +1,9 @@
 package io.jtrace.agent;
 
 import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.jfr.AgentTrackUuids;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.jfr.live.JfrDataSource;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.DataSourceConfig;
@@ -31,7 +33,8 @@ final class AgentRuntime {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
         this.service = new TracingService(ServiceConfig.defaults());
         this.producer = new ProducerClient("jvm:" + process.pid(),
-                List.of(new TrackEventDataSource(process), new GcDataSource(process)));
+                List.of(new TrackEventDataSource(process), new GcDataSource(process),
+                        new JfrDataSource(process.pid(), process.name(), new AgentTrackUuids(process))));
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
     }
@@ -75,6 +78,9 @@ final class AgentRuntime {
             DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);
             if (source.equals(TrackEventDataSource.NAME) && !options.categories().isEmpty()) {
                 ds.setTrackEventConfig(TrackEventConfig.newBuilder().addAllEnabledCategories(options.categories()));
+            }
+            if (source.equals(JfrDataSource.NAME)) {
+                ds.setLegacyConfig(options.jfr());
             }
             config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
         }

@@ -14,7 +14,8 @@ import jdk.jfr.Name;
  * times, an API slice "api-step" and right after it a JFR event {@code it.Step} (a slice too), each
  * about 50 µs long, so a merged trace can show both on one track in order. The time between the two, as
  * the thread measured it ({@code System.nanoTime()}; a pause of the machine can make it long), goes to
- * {@code gaps.txt}, one line per step. Prints {@code STEPS=<n>}.
+ * {@code gaps.txt}, one line per step. Prints {@code STEPS=<n>}. A second argument keeps the JVM alive
+ * that many milliseconds after the steps.
  */
 public final class JfrWorkload {
     private static final Category APP = Category.of("app");
@@ -61,6 +62,10 @@ public final class JfrWorkload {
         }
         Files.writeString(Path.of("gaps.txt"), lines);
         System.out.println("STEPS=" + steps);
+        if (args.length > 1) {
+            // Stay alive while a session with a duration ends on its own, before the JVM exits.
+            Thread.sleep(Long.parseLong(args[1]));
+        }
     }
 
     private static void spin() {
