@@ -23,6 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import jdk.jfr.Configuration;
 import jdk.jfr.EventSettings;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingStream;
 import org.slf4j.Logger;
@@ -85,6 +89,16 @@ final class JfrRecorder implements DataSourceInstance {
         // startAsync() would dispatch on a non-daemon thread, which keeps the JVM from exiting (and so
         // from running the shutdown hook that stops the session): dispatch on a daemon thread instead.
         RecordingStream rs = stream;
+        CountDownLatch running = new CountDownLatch(1);
+        FlightRecorderListener listener = new FlightRecorderListener() {
+            @Override
+            public void recordingStateChanged(Recording recording) {
+                if (recording.getState() == RecordingState.RUNNING) {
+                    running.countDown();
+                }
+            }
+        };
+        FlightRecorder.addListener(listener);
         Thread dispatcher = new Thread(() -> {
             try {
                 rs.start();
@@ -94,7 +108,19 @@ final class JfrRecorder implements DataSourceInstance {
         }, "jtrace-jfr");
         dispatcher.setDaemon(true);
         dispatcher.start();
+        // rs.start() starts the stream's recording on the dispatcher thread: wait (bounded) until it
+        // runs, so what the application does once the session has started is recorded.
+        try {
+            if (!running.await(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("jtrace jvm.jfr: the JFR recording stream did not start within {} ms", STOP_WAIT_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            FlightRecorder.removeListener(listener);
+        }
     }
+
 
     private TraceWriter newWriter() {
         TraceWriter w = context.newTraceWriter();
