@@ -17,17 +17,23 @@ import java.nio.ByteOrder;
  * not fit is an anomaly: it is abandoned with a {@link PacketTooLargeException}.
  */
 final class FilePacketOut implements PacketOut, SpaceProvider {
-    static final int MAX_PACKET_BYTES = 8 * 1024 * 1024;
+    static final int MAX_PACKET_BYTES = 4 * 1024 * 1024;
 
     private final TraceFileWriter file;
-    private final ByteBuffer buffer = ByteBuffer.allocate(MAX_PACKET_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer buffer;
     private final ProtoWriter proto = new ProtoWriter(this);
     private final byte[] trailer = new byte[16];
     private final int trailerLength;
     private boolean open;
 
-    FilePacketOut(TraceFileWriter file, int sequenceId) {
+    /** A packet buffer that every sequence of one conversion shares: they write one packet at a time. */
+    static ByteBuffer newPacketBuffer() {
+        return ByteBuffer.allocate(MAX_PACKET_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    FilePacketOut(TraceFileWriter file, int sequenceId, ByteBuffer sharedBuffer) {
         this.file = file;
+        this.buffer = sharedBuffer;
         trailer[0] = (byte) ((TracePacket.TRUSTED_PACKET_SEQUENCE_ID_FIELD_NUMBER << 3) | WireFormat.VARINT);
         this.trailerLength = Varints.put(trailer, 1, sequenceId);
     }

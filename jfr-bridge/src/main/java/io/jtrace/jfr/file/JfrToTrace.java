@@ -10,6 +10,8 @@ import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -179,13 +181,14 @@ public final class JfrToTrace {
     private ConversionReport convertEvents(Path named, Path jfr, ChunkScan scan, TraceFileWriter writer, Target target)
             throws IOException, ParseFailure {
         int[] nextSequence = {target.firstSequenceId()};
-        FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++);
+        ByteBuffer packetBuffer = FilePacketOut.newPacketBuffer();
+        FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
         int clock = target.time().clockId();
         SequenceWriter events = new SequenceWriter(eventsOut, clock, MAX_INTERNED);
         List<FilePacketOut> outs = new ArrayList<>();
         outs.add(eventsOut);
         JfrEventMapper mapper = new JfrEventMapper(target.tracks(), target.time(), events, type -> {
-            FilePacketOut sampleOut = new FilePacketOut(writer, nextSequence[0]++);
+            FilePacketOut sampleOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
             outs.add(sampleOut);
             return new SequenceWriter(sampleOut, clock, MAX_INTERNED);
         });
@@ -225,7 +228,7 @@ public final class JfrToTrace {
 
     /** The converted trace's clock: REALTIME, declared the trace's primary clock. */
     private static void writeRealtimeClock(TraceFileWriter writer, long realtimeNanos) {
-        FilePacketOut out = new FilePacketOut(writer, 1);
+        FilePacketOut out = new FilePacketOut(writer, 1, ByteBuffer.allocate(256).order(ByteOrder.LITTLE_ENDIAN));
         ProtoWriter p = out.beginPacket();
         p.beginNested(TracePacket.CLOCK_SNAPSHOT_FIELD_NUMBER);
         p.beginNested(ClockSnapshot.CLOCKS_FIELD_NUMBER);

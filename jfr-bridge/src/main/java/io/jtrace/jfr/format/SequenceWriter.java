@@ -12,7 +12,9 @@ import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TracePacketDefaults;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -43,6 +45,14 @@ public final class SequenceWriter {
     private final InternTable<String> functionNames = new InternTable<>();
     private final InternTable<JavaFrame> frames = new InternTable<>();
     private final InternTable<CallstackKey> callstacks = new InternTable<>();
+    /*
+     * The JDK's parser resolves each constant (stack trace, method) of a chunk to one object, which every
+     * event of the chunk shares: by identity, a repeated stack costs one lookup instead of a string and a
+     * record per frame. Bounded (cleared when full) so old chunks' objects are not held forever.
+     */
+    private static final int IDENTITY_CACHE_LIMIT = 50_000;
+    private final Map<RecordedStackTrace, Long> stackIids = new IdentityHashMap<>();
+    private final Map<RecordedMethod, Long> functionIids = new IdentityHashMap<>();
     private boolean started;
     private boolean mappingWritten;
     private long restarts;
@@ -80,6 +90,8 @@ public final class SequenceWriter {
         functionNames.clear();
         frames.clear();
         callstacks.clear();
+        stackIids.clear();
+        functionIids.clear();
     }
 
     /** How often the sequence started over to bound its interning tables. */
@@ -104,6 +116,19 @@ public final class SequenceWriter {
      * first); 0 for a stack trace without frames.
      */
     public long callstack(RecordedStackTrace stackTrace) {
+        Long cached = stackIids.get(stackTrace);
+        if (cached != null) {
+            return cached;
+        }
+        if (stackIids.size() >= IDENTITY_CACHE_LIMIT) {
+            stackIids.clear();
+        }
+        long iid = internCallstack(stackTrace);
+        stackIids.put(stackTrace, iid);
+        return iid;
+    }
+
+    private long internCallstack(RecordedStackTrace stackTrace) {
         List<RecordedFrame> jfrFrames = stackTrace.getFrames();
         int n = jfrFrames.size();
         if (n == 0) {
@@ -112,10 +137,26 @@ public final class SequenceWriter {
         long[] ids = new long[n];
         for (int i = 0; i < n; i++) {
             RecordedFrame f = jfrFrames.get(i);
-            long function = functionNames.iid(functionName(f.getMethod()));
+            long function = function(f.getMethod());
             ids[n - 1 - i] = frames.iid(new JavaFrame(function, Math.max(0, f.getLineNumber()), frameKind(f)));
         }
         return callstacks.iid(new CallstackKey(ids));
+    }
+
+    private long function(RecordedMethod method) {
+        if (method == null) {
+            return functionNames.iid(functionName(null));
+        }
+        Long cached = functionIids.get(method);
+        if (cached != null) {
+            return cached;
+        }
+        if (functionIids.size() >= IDENTITY_CACHE_LIMIT) {
+            functionIids.clear();
+        }
+        long iid = functionNames.iid(functionName(method));
+        functionIids.put(method, iid);
+        return iid;
     }
 
     /** {@code pkg.Class.method}: what a flame graph node is named after. */
