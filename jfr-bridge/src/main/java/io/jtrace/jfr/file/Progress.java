@@ -5,7 +5,8 @@ import java.io.PrintStream;
 /**
  * A progress line on stderr for big files, redrawn at most once a second. JFR's parser does not say
  * where in the file it is, so progress is the share of the recording's time span the events have
- * reached (chunk headers give the span); events inside a chunk are roughly, not strictly, in time order.
+ * reached (chunk headers give the span), never going back; events inside a chunk are roughly, not
+ * strictly, in time order, and the event count is shown beside it.
  */
 final class Progress {
     private static final long REDRAW_NANOS = 1_000_000_000L;
@@ -15,6 +16,7 @@ final class Progress {
     private final long startNanos;
     private final long spanNanos;
     private long nextDraw;
+    private long percentShown;
     private boolean drawn;
 
     /** {@code out} null: silent. */
@@ -35,7 +37,9 @@ final class Progress {
             return;
         }
         nextDraw = now + REDRAW_NANOS;
-        long percent = Math.max(0, Math.min(99, (eventEpochNanos - startNanos) * 100 / spanNanos));
+        // Never backwards: chunks of concatenated recordings can cover the same time again.
+        long percent = Math.max(percentShown, Math.min(99, (eventEpochNanos - startNanos) * 100 / spanNanos));
+        percentShown = percent;
         out.print("\r" + label + ": " + percent + "% (" + String.format("%,d", events) + " events)");
         out.flush();
         drawn = true;
