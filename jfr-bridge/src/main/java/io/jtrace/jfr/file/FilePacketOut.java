@@ -24,7 +24,6 @@ final class FilePacketOut implements PacketOut, SpaceProvider {
     private final ProtoWriter proto = new ProtoWriter(this);
     private final byte[] trailer = new byte[16];
     private final int trailerLength;
-    private boolean open;
 
     /** A packet buffer that every sequence of one conversion shares: they write one packet at a time. */
     static ByteBuffer newPacketBuffer() {
@@ -40,7 +39,6 @@ final class FilePacketOut implements PacketOut, SpaceProvider {
 
     @Override
     public ProtoWriter beginPacket() {
-        open = true;
         proto.reset(buffer, 0, MAX_PACKET_BYTES);
         proto.beginFrame();
         return proto;
@@ -50,18 +48,13 @@ final class FilePacketOut implements PacketOut, SpaceProvider {
     public void endPacket() {
         int end = proto.position();
         proto.endNested();
-        open = false;
         int bodyStart = WireFormat.RESERVED_SIZE_BYTES;
         file.packet(buffer.array(), bodyStart, end - bodyStart, trailer, trailerLength);
     }
 
-    /** Drops the open packet, if any (after a failure half-way through it). */
+    /** Drops the open packet, if any (after a failure half-way through it): the next beginPacket starts afresh. */
     void abandon() {
-        open = false;
-    }
-
-    boolean isOpen() {
-        return open;
+        proto.reset(buffer, 0, MAX_PACKET_BYTES);
     }
 
     @Override

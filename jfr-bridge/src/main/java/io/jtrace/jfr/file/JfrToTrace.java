@@ -56,6 +56,7 @@ public final class JfrToTrace {
     public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException {
         ChunkScan scan = checkInput(jfr);
         JvmIdentity jvm = JvmIdentity.find(jfr);
+        // Thread tracks need a pid; a recording without jdk.JVMInformation gets 1, and says so nowhere else.
         int pid = jvm.known() ? jvm.pid() : 1;
         long processUuid = FileTrackUuids.processUuidFor(pid);
         return readable(jfr, scan, out, writer -> {

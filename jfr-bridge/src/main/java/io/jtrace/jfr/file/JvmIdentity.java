@@ -13,7 +13,7 @@ record JvmIdentity(int pid, String name) {
     /** Enough to pass the first chunk's start-of-chunk events without reading a whole big file twice. */
     private static final int MAX_EVENTS_SCANNED = 200_000;
 
-    static JvmIdentity UNKNOWN = new JvmIdentity(0, "jfr recording");
+    static final JvmIdentity UNKNOWN = new JvmIdentity(0, "jfr recording");
 
     boolean known() {
         return pid > 0;

@@ -59,6 +59,9 @@ final class JfrRecorder implements DataSourceInstance {
     private final long session = SESSIONS.incrementAndGet();
     private final CountDownLatch markerSeen = new CountDownLatch(1);
     private final List<TraceWriter> writers = new ArrayList<>();
+    private Set<String> enabled;
+    /** Application events are enabled by default in a predefined configuration, which does not list them. */
+    private boolean acceptUnlisted;
     private RecordingStream stream;
     private JfrEventMapper mapper;
     private boolean stopped;
@@ -79,6 +82,8 @@ final class JfrRecorder implements DataSourceInstance {
         SequenceWriter events = new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED);
         mapper = new JfrEventMapper(new DescribedTracks(pid, processName, uuids, Set.of()), time, events,
                 type -> new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED));
+        enabled = settings.enabledEvents();
+        acceptUnlisted = settings.configuration() != null;
         try {
             stream = newStream();
         } catch (IOException | ParseException | RuntimeException e) {
@@ -151,6 +156,10 @@ final class JfrRecorder implements DataSourceInstance {
                 markerSeen.countDown();
             }
             return;
+        }
+        String type = event.getEventType().getName();
+        if (!enabled.contains(type) && !(acceptUnlisted && !type.startsWith("jdk."))) {
+            return; // another recording's event
         }
         synchronized (this) {
             if (stopped) {

@@ -3,7 +3,9 @@ package io.jtrace.jfr.live;
 import java.io.IOException;
 import java.text.ParseException;
 import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import jdk.jfr.Configuration;
 
 /**
@@ -52,6 +54,33 @@ public final class JfrSettings {
             events.put(parts[0].trim(), settings);
         }
         return new JfrSettings(null, events);
+    }
+
+    /**
+     * The event types these settings enable: a JFR stream also delivers the events of every other
+     * recording in the JVM (it reads the shared repository), which the session did not ask for. An
+     * event listed without {@code enabled=false} counts as enabled, as {@code EventSettings} does.
+     */
+    public Set<String> enabledEvents() {
+        Set<String> names = new HashSet<>();
+        if (configuration != null) {
+            try {
+                for (Map.Entry<String, String> e : Configuration.getConfiguration(configuration).getSettings().entrySet()) {
+                    if (e.getKey().endsWith("#enabled") && e.getValue().equals("true")) {
+                        names.add(e.getKey().substring(0, e.getKey().length() - "#enabled".length()));
+                    }
+                }
+            } catch (IOException | ParseException e) {
+                throw new IllegalStateException("jvm.jfr: configuration '" + configuration + "' became unreadable", e);
+            }
+        } else {
+            events.forEach((name, settings) -> {
+                if (!"false".equals(settings.get("enabled"))) {
+                    names.add(name);
+                }
+            });
+        }
+        return names;
     }
 
     /** A predefined configuration's name, or null when events are listed. */
