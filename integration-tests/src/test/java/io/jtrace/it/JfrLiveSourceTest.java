@@ -16,14 +16,14 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The live {@code jvm.jfr} source, JDK 17 and 25: the agent records JFR events while the session runs
  * and writes them onto its own thread tracks; a JFR recording made beside it ({@code
  * -XX:StartFlightRecording}, which keeps working) is the ground truth: every application JFR event it
- * has is in the trace, also the last ones before the session stops (at the end of its duration, while
- * the JVM runs on).
+ * has is in the trace, also the last ones before the session stops, whether at the end of its duration
+ * while the JVM runs on or when the JVM exits.
  */
 class JfrLiveSourceTest {
     private static final int STEPS = 200;
@@ -32,16 +32,20 @@ class JfrLiveSourceTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
-    void jfrEventsOfTheSessionAreOnTheAgentsThreadTracksAndNoneIsLostAtStop(String jdk) throws Exception {
+    /** {@code stop}: "duration" ends the session while the JVM runs on; "exit" when the JVM exits (shutdown hook, racing JFR's own). */
+    @ParameterizedTest(name = "{0}, stop at {1}")
+    @CsvSource({"jtrace.jdk17,duration", "jtrace.jdk17,exit", "jtrace.jdk25,duration", "jtrace.jdk25,exit"})
+    void jfrEventsOfTheSessionAreOnTheAgentsThreadTracksAndNoneIsLostAtStop(String jdk, String stop) throws Exception {
         Path trace = dir.resolve("live.pftrace");
         Path beside = dir.resolve("beside.jfr");
         List<String> flags = new ArrayList<>(ChildJvm.DEFAULT_JVM_FLAGS);
         flags.add("-XX:StartFlightRecording=filename=" + beside + ",settings=default");
+        boolean atExit = stop.equals("exit");
         ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk),
-                "start,duration=3s,file=" + trace + ",sources=track_event+jvm.jfr,jfr=it.Step+jdk.ExecutionSample#period=10 ms",
-                trace, dir, flags, ChildJvm.DEFAULT_TIMEOUT, JfrWorkload.class.getName(), String.valueOf(STEPS), "6000");
+                "start," + (atExit ? "" : "duration=3s,") + "file=" + trace
+                        + ",sources=track_event+jvm.jfr,jfr=it.Step+jdk.ExecutionSample#period=10 ms",
+                trace, dir, flags, ChildJvm.DEFAULT_TIMEOUT, JfrWorkload.class.getName(),
+                atExit ? new String[] {String.valueOf(STEPS)} : new String[] {String.valueOf(STEPS), "6000"});
         assertTrue(result.stderr().lines().noneMatch(l -> l.contains("jtrace")), result.stderr());
 
         long stepsBeside = 0;

@@ -58,6 +58,7 @@ final class JfrRecorder implements DataSourceInstance {
     private final TrackUuids uuids;
     private final long session = SESSIONS.incrementAndGet();
     private final CountDownLatch markerSeen = new CountDownLatch(1);
+    private final CountDownLatch streamClosed = new CountDownLatch(1);
     private final List<TraceWriter> writers = new ArrayList<>();
     private Set<String> enabled;
     /** Application events are enabled by default in a predefined configuration, which does not list them. */
@@ -145,6 +146,7 @@ final class JfrRecorder implements DataSourceInstance {
             }
         }
         rs.enable(StopMarker.class);
+        rs.onClose(streamClosed::countDown);
         // Deliver promptly: a live session wants events while it runs, not a chunk later.
         rs.setMaxAge(Duration.ofSeconds(10));
         return rs;
@@ -225,7 +227,8 @@ final class JfrRecorder implements DataSourceInstance {
                 // JFR's own shutdown hook stops every recording, this stream's too, and the stream then
                 // delivers the last of its events and ends: wait for that (a marker committed now could
                 // come after JFR has shut down, and a stop would race its hook).
-                rs.awaitTermination(Duration.ofMillis(STOP_WAIT_MILLIS));
+                // (Not awaitTermination(Duration): JDK 17's throws for any timeout.)
+                streamClosed.await(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             } else if (STREAM_STOP != null) {
                 STREAM_STOP.invoke(rs);
             } else {
