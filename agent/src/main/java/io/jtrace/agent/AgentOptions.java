@@ -6,6 +6,8 @@ import io.jtrace.agent.jmx.MBeanAttributeSpec;
 import io.jtrace.agent.memory.MemoryDataSource;
 import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.jfr.live.JfrDataSource;
+import io.jtrace.jfr.live.JfrSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -37,17 +39,21 @@ import java.util.Set;
  *       end and on each dump, instead of streaming it into the file</li>
  *   <li>{@code config=path}: a Perfetto text TraceConfig instead of duration, buffer, sources,
  *       categories and ring</li>
+ *   <li>{@code jfr=default}: JFR events for the {@code jvm.jfr} source (and adds that source): a
+ *       predefined configuration ({@code default}, {@code profile}) or {@code event#setting=value+...}</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
                            List<String> categories, String logLevel, String name, boolean ring, Path config,
                            long threadsPeriodMillis, long memoryPeriodMillis, List<String> jmxAttributes,
-                           long jmxPeriodMillis) {
+                           long jmxPeriodMillis, String jfr) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME,
             ThreadsDataSource.NAME, MemoryDataSource.NAME, JmxDataSource.NAME);
-    private static final Set<String> KNOWN_SOURCES = Set.copyOf(DEFAULT_SOURCES);
+    /** jvm.jfr is on only when asked for (by name or with {@code jfr=}): a JFR recording is not free. */
+    private static final Set<String> KNOWN_SOURCES = Set.of(TrackEventDataSource.NAME, GcDataSource.NAME,
+            ThreadsDataSource.NAME, MemoryDataSource.NAME, JmxDataSource.NAME, JfrDataSource.NAME);
     private static final Set<String> LOG_LEVELS = Set.of("off", "error", "warn", "info", "debug", "trace");
 
     /** Parses the option string; throws {@link IllegalArgumentException} naming the offending key or value. */
@@ -67,6 +73,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         boolean ring = false;
         Path config = null;
         Set<String> given = new HashSet<>();
+        String jfr = null;
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -134,10 +141,14 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                     case "jmx_period":
                         jmxPeriod = parsePeriod(key, require(key, value));
                         break;
+                    case "jfr":
+                        jfr = require(key, value);
+                        JfrSettings.parse(jfr); // throws, naming what is wrong
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
                                 + "' (known: start, name, ring, config, duration, file, buffer, sources, categories, log,"
-                                + " threads_period, memory_period, jmx, jmx_period)");
+                                + " threads_period, memory_period, jmx, jmx_period, jfr)");
                 }
             }
         }
@@ -146,15 +157,20 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         }
         if (config != null) {
             for (String inConfig : List.of("duration", "buffer", "sources", "categories", "ring", "threads_period",
-                    "memory_period", "jmx", "jmx_period")) {
+                    "memory_period", "jmx", "jmx_period", "jfr")) {
                 if (given.contains(inConfig)) {
                     throw new IllegalArgumentException("jtrace option '" + inConfig + "' cannot go with 'config': "
                             + "set it in the trace config");
                 }
             }
         }
+        if (jfr != null && !sources.contains(JfrDataSource.NAME)) {
+            List<String> withJfr = new ArrayList<>(sources);
+            withJfr.add(JfrDataSource.NAME);
+            sources = List.copyOf(withJfr);
+        }
         return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring, config,
-                threadsPeriod, memoryPeriod, jmx, jmxPeriod);
+                threadsPeriod, memoryPeriod, jmx, jmxPeriod, jfr == null ? JfrSettings.DEFAULT : jfr);
     }
 
     /** A sampling period: a duration of at least 10 ms. */
@@ -249,7 +265,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             String name = s.trim();
             if (!KNOWN_SOURCES.contains(name)) {
                 throw new IllegalArgumentException("jtrace option 'sources' names unknown data source '" + name
-                        + "' (known: " + String.join(", ", DEFAULT_SOURCES) + ")");
+                        + "' (known: " + String.join(", ", DEFAULT_SOURCES) + ", " + JfrDataSource.NAME + ")");
             }
             result.add(name);
         }

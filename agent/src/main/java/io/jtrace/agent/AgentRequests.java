@@ -8,6 +8,7 @@ import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.memory.MemoryDataSource;
 import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.jfr.live.JfrDataSource;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.JvmJmxConfig;
 import io.jtrace.protos.JvmMemoryConfig;
@@ -94,6 +95,9 @@ final class AgentRequests implements SessionRegistry.RequestParser {
             if (source.equals(JmxDataSource.NAME)) {
                 ds.setJvmJmxConfig(JvmJmxConfig.newBuilder().addAllAttributes(options.jmxAttributes())
                         .setPollPeriodMs((int) options.jmxPeriodMillis()));
+            }
+            if (source.equals(JfrDataSource.NAME)) {
+                ds.setLegacyConfig(options.jfr());
             }
             config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
         }

@@ -2,11 +2,13 @@ package io.jtrace.agent;
 
 import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.gc.GcDataSource;
+import io.jtrace.agent.jfr.AgentTrackUuids;
 import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.memory.MemoryDataSource;
 import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.jfr.live.JfrDataSource;
 import io.jtrace.jmx.TracingMBean;
 import io.jtrace.jmx.TracingMXBean;
 import io.jtrace.producer.ProducerClient;
@@ -53,7 +55,8 @@ final class AgentRuntime {
         this.producer = new ProducerClient("jvm:" + process.pid(),
                 List.of(new TrackEventDataSource(process), new GcDataSource(process),
                         new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
-                        new JmxDataSource(process, SAMPLER)));
+                        new JmxDataSource(process, SAMPLER),
+                        new JfrDataSource(process.pid(), process.name(), new AgentTrackUuids(process))));
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
         this.sessions = new SessionRegistry(service, new AgentRequests());

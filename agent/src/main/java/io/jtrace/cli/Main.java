@@ -2,7 +2,9 @@ package io.jtrace.cli;
 
 import io.jtrace.cli.attach.ControlCommand;
 import io.jtrace.cli.attach.ListCommand;
+import io.jtrace.jfr.cli.JfrCommands;
 import java.io.PrintStream;
+import java.util.Arrays;
 
 /**
  * {@code java -jar jtrace.jar}: the command line. It only dispatches; each command lives in its own
@@ -27,8 +29,14 @@ public final class Main {
             case "list" -> {
                 return ListCommand.run(out, err);
             }
+            case "convert" -> {
+                return JfrCommands.convert(Arrays.copyOfRange(args, 1, args.length), out, err);
+            }
+            case "merge" -> {
+                return JfrCommands.merge(Arrays.copyOfRange(args, 1, args.length), out, err);
+            }
             default -> {
-                // Not a command of this class: reported below.
+                // Not a command: reported below.
             }
         }
         err.println("jtrace: unknown command '" + args[0] + "'");
@@ -54,6 +62,7 @@ public final class Main {
                 "",
                 ControlCommand.usage(),
                 "Open the trace at https://ui.perfetto.dev",
-                "");
+                "",
+                JfrCommands.usage());
     }
 }

@@ -1,0 +1,243 @@
+package io.jtrace.jfr.file;
+
+import io.jtrace.jfr.format.DescribedTracks;
+import io.jtrace.jfr.format.JfrEventMapper;
+import io.jtrace.jfr.format.SequenceWriter;
+import io.jtrace.jfr.format.TimeMapping;
+import io.jtrace.protos.BuiltinClock;
+import io.jtrace.protos.ClockSnapshot;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.shm.proto.ProtoWriter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * {@code convert} and {@code merge}: a .jfr recording streamed through {@link JfrEventMapper} into a
+ * trace file, event by event (JDK's {@link RecordingFile} parses one chunk at a time, so memory is
+ * bounded by the largest chunk plus the interning tables, which restart past {@link #MAX_INTERNED}).
+ *
+ * <p>Clocks: JFR event times are wall-clock (see {@link TimeMapping}). A converted trace keeps them as
+ * REALTIME and says so in a clock snapshot whose primary trace clock is REALTIME. A merged trace puts
+ * them on CLOCK_MONOTONIC, like jtrace's own events, with the REALTIME − MONOTONIC offset of the
+ * trace's clock snapshots (see {@link TraceIndex}). JFR's wall clock is the chunk's start
+ * (REALTIME, read with the chunk's start ticks) plus elapsed ticks (CLOCK_MONOTONIC on Linux unless JFR
+ * uses the TSC), so the two timelines agree to tens of microseconds.
+ *
+ * <p>Damage: chunk headers are checked before parsing. A damaged file fails with a message naming the
+ * file and the damage, and no output is left behind, unless {@code keepGoing}: then what parses is
+ * converted and the report says what was lost.
+ */
+public final class JfrToTrace {
+    static final int MAX_INTERNED = 500_000;
+    /** Files at least this big get a progress line. */
+    public static final long PROGRESS_THRESHOLD_BYTES = 32L * 1024 * 1024;
+
+    private final boolean keepGoing;
+    private final PrintStream progress;
+
+    /** {@code progress} null: no progress line. */
+    public JfrToTrace(boolean keepGoing, PrintStream progress) {
+        this.keepGoing = keepGoing;
+        this.progress = progress;
+    }
+
+    public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException {
+        ChunkScan scan = checkInput(jfr);
+        JvmIdentity jvm = JvmIdentity.find(jfr);
+        // Thread tracks need a pid; a recording without jdk.JVMInformation gets 1, and says so nowhere else.
+        int pid = jvm.known() ? jvm.pid() : 1;
+        long processUuid = FileTrackUuids.processUuidFor(pid);
+        return readable(jfr, scan, out, writer -> {
+            writeRealtimeClock(writer, scan.startNanos());
+            return new Target(2, TimeMapping.realtime(), new DescribedTracks(pid, jvm.name(),
+                    new FileTrackUuids(processUuid, Map.of()), Set.of()));
+        });
+    }
+
+    public ConversionReport merge(Path trace, Path jfr, Path out) throws IOException, JfrInputException {
+        if (Files.isSameFile(trace, jfr)) {
+            throw new JfrInputException(trace + ": the trace and the recording are the same file");
+        }
+        if (Files.exists(out) && (Files.isSameFile(out, trace) || Files.isSameFile(out, jfr))) {
+            throw new JfrInputException(out + ": the output would overwrite an input");
+        }
+        ChunkScan scan = checkInput(jfr);
+        JvmIdentity jvm = JvmIdentity.find(jfr);
+        return readable(jfr, scan, out, writer -> {
+            TraceIndex index = TraceIndex.copy(trace, writer);
+            int pid = pickProcess(trace, jfr, index, jvm);
+            if (index.realtimeMinusMonotonic == null) {
+                throw new JfrInputException(trace + ": no clock snapshot with REALTIME and MONOTONIC, so the"
+                        + " recording's wall-clock times cannot be placed on its timeline");
+            }
+            long processUuid = index.processUuids.get(pid);
+            FileTrackUuids uuids = new FileTrackUuids(processUuid, index.threadUuids.getOrDefault(pid, Map.of()));
+            return new Target(index.maxSequenceId + 1, TimeMapping.monotonic(index.realtimeMinusMonotonic),
+                    new DescribedTracks(pid, null, uuids, index.describedUuids));
+        });
+    }
+
+    private static int pickProcess(Path trace, Path jfr, TraceIndex index, JvmIdentity jvm) throws JfrInputException {
+        if (index.processUuids.isEmpty()) {
+            throw new JfrInputException(trace + ": no process track, so it is not a jtrace trace of a JVM");
+        }
+        if (jvm.known()) {
+            if (!index.processUuids.containsKey(jvm.pid())) {
+                throw new JfrInputException(jfr + ": recorded in pid " + jvm.pid() + ", but " + trace
+                        + " traces pid(s) " + index.processUuids.keySet() + ": not the same JVM");
+            }
+            return jvm.pid();
+        }
+        if (index.processUuids.size() != 1) {
+            throw new JfrInputException(jfr + ": has no jdk.JVMInformation event to tell its pid, and " + trace
+                    + " traces several processes " + index.processUuids.keySet());
+        }
+        return index.processUuids.keySet().iterator().next();
+    }
+
+    private ChunkScan checkInput(Path jfr) throws IOException, JfrInputException {
+        if (!Files.isRegularFile(jfr)) {
+            throw new JfrInputException(jfr + ": no such file");
+        }
+        ChunkScan scan = ChunkScanner.scan(jfr);
+        if (scan.damage() != null && !keepGoing) {
+            throw new JfrInputException(jfr + ": " + scan.damage() + "; --keep-going converts the "
+                    + scan.chunks().size() + " whole chunk(s) before it (" + scan.readableBytes() + " of "
+                    + scan.fileSize() + " bytes) that parse");
+        }
+        return scan;
+    }
+
+    /** Where a recording's events go: sequence ids from {@code firstSequenceId}, their clock, their tracks. */
+    private record Target(int firstSequenceId, TimeMapping time, DescribedTracks tracks) {}
+
+    @FunctionalInterface
+    private interface TargetSetup {
+        Target open(TraceFileWriter writer) throws IOException, JfrInputException;
+    }
+
+    /** The recording stopped parsing half-way; {@code what} says after how many events and why. */
+    private static final class ParseFailure extends Exception {
+        ParseFailure(String what, Throwable cause) {
+            super(what, cause);
+        }
+    }
+
+    /**
+     * Converts the file as it is when its chunk headers are sound and it parses to the end; otherwise,
+     * with {@code keepGoing}, converts its {@link Salvage salvaged} chunks and reports what was lost.
+     */
+    private ConversionReport readable(Path jfr, ChunkScan scan, Path out, TargetSetup setup)
+            throws IOException, JfrInputException {
+        if (scan.damage() == null) {
+            try {
+                return writeTo(out, jfr, jfr, scan, null, setup);
+            } catch (ParseFailure f) {
+                if (!keepGoing) {
+                    throw new JfrInputException(jfr + ": " + f.getMessage()
+                            + " (--keep-going converts the chunks that parse)", f.getCause());
+                }
+            }
+        }
+        try (Salvage salvage = Salvage.of(jfr, scan)) {
+            if (salvage.scan.chunks().isEmpty()) {
+                Files.deleteIfExists(out);
+                return new ConversionReport(Map.of(), 0, 0, 0, 0, scan.fileSize(), "no chunk is readable: " + salvage.loss, 0, 0);
+            }
+            return writeTo(out, jfr, salvage.file, salvage.scan, salvage.loss, setup);
+        } catch (ParseFailure f) {
+            throw new JfrInputException(jfr + ": the chunks that parsed alone failed together: " + f.getMessage(), f.getCause());
+        }
+    }
+
+    private ConversionReport writeTo(Path out, Path named, Path jfr, ChunkScan scan, String loss, TargetSetup setup)
+            throws IOException, JfrInputException, ParseFailure {
+        boolean done = false;
+        try (TraceFileWriter writer = new TraceFileWriter(out)) {
+            Target target = setup.open(writer);
+            ConversionReport report = convertEvents(named, jfr, scan, writer, target);
+            writer.flush();
+            done = true;
+            return new ConversionReport(report.eventsPerType(), report.eventsWritten(), report.eventsSkipped(),
+                    report.chunksRead(), report.bytesRead(), Files.size(named), loss, writer.packets(), writer.bytes());
+        } finally {
+            if (!done) {
+                Files.deleteIfExists(out);
+            }
+        }
+    }
+
+    private ConversionReport convertEvents(Path named, Path jfr, ChunkScan scan, TraceFileWriter writer, Target target)
+            throws IOException, ParseFailure {
+        int[] nextSequence = {target.firstSequenceId()};
+        ByteBuffer packetBuffer = FilePacketOut.newPacketBuffer();
+        FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
+        int clock = target.time().clockId();
+        SequenceWriter events = new SequenceWriter(eventsOut, clock, MAX_INTERNED);
+        List<FilePacketOut> outs = new ArrayList<>();
+        outs.add(eventsOut);
+        JfrEventMapper mapper = new JfrEventMapper(target.tracks(), target.time(), events, type -> {
+            FilePacketOut sampleOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
+            outs.add(sampleOut);
+            return new SequenceWriter(sampleOut, clock, MAX_INTERNED);
+        });
+        Progress bar = new Progress(scan.fileSize() >= PROGRESS_THRESHOLD_BYTES ? progress : null,
+                "jtrace: " + named.getFileName(), scan.startNanos(), scan.endNanos());
+        long read = 0;
+        long skipped = 0;
+        try (RecordingFile file = new RecordingFile(jfr)) {
+            while (file.hasMoreEvents()) {
+                RecordedEvent event = file.readEvent();
+                read++;
+                try {
+                    mapper.write(event);
+                } catch (PacketTooLargeException e) {
+                    // The half-written packet is dropped; what it interned is unknown to the trace, so
+                    // every sequence starts over.
+                    outs.forEach(FilePacketOut::abandon);
+                    mapper.clearIncrementalState();
+                    skipped++;
+                }
+                bar.event(TimeMapping.epochNanos(event.getStartTime()), read);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause(); // the output failed, not the input
+        } catch (IOException | RuntimeException e) {
+            throw new ParseFailure("parsing stopped after " + read + " events: " + describe(e), e);
+        }
+        bar.done(read);
+        return new ConversionReport(mapper.writtenPerType(), mapper.writtenTotal(), skipped, scan.chunks().size(),
+                scan.readableBytes(), scan.fileSize(), null, 0, 0);
+    }
+
+    static String describe(Exception e) {
+        String message = e.getMessage();
+        return e.getClass().getSimpleName() + (message == null ? "" : " " + message);
+    }
+
+    /** The converted trace's clock: REALTIME, declared the trace's primary clock. */
+    private static void writeRealtimeClock(TraceFileWriter writer, long realtimeNanos) {
+        FilePacketOut out = new FilePacketOut(writer, 1, ByteBuffer.allocate(256).order(ByteOrder.LITTLE_ENDIAN));
+        ProtoWriter p = out.beginPacket();
+        p.beginNested(TracePacket.CLOCK_SNAPSHOT_FIELD_NUMBER);
+        p.beginNested(ClockSnapshot.CLOCKS_FIELD_NUMBER);
+        p.varint(ClockSnapshot.Clock.CLOCK_ID_FIELD_NUMBER, BuiltinClock.BUILTIN_CLOCK_REALTIME_VALUE);
+        p.varint(ClockSnapshot.Clock.TIMESTAMP_FIELD_NUMBER, realtimeNanos);
+        p.endNested();
+        p.varint(ClockSnapshot.PRIMARY_TRACE_CLOCK_FIELD_NUMBER, BuiltinClock.BUILTIN_CLOCK_REALTIME_VALUE);
+        p.endNested();
+        out.endPacket();
+    }
+}
