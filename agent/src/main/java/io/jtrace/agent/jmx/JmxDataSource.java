@@ -50,6 +50,6 @@ public final class JmxDataSource extends PollingDataSource {
                 LoggerFactory.getLogger(JmxDataSource.class).error("jtrace: {}; it is skipped", e.getMessage());
             }
         }
-        return new MBeanAttributeSampler(ManagementFactory.getPlatformMBeanServer(), specs, new CounterSet(sequence));
+        return new MBeanAttributeSampler(ManagementFactory::getPlatformMBeanServer, specs, new CounterSet(sequence));
     }
 }

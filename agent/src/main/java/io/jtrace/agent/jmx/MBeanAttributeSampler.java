@@ -6,6 +6,7 @@ import io.jtrace.protos.CounterDescriptor;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -22,19 +23,27 @@ import org.slf4j.LoggerFactory;
 final class MBeanAttributeSampler implements Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(MBeanAttributeSampler.class);
 
-    private final MBeanServer server;
+    private final Supplier<MBeanServer> servers;
+    /** The platform MBean server, looked up at the first sample (see {@link #sample}). */
+    private MBeanServer server;
     private final List<MBeanAttributeSpec> specs;
     private final CounterSet counters;
     private final Set<String> reported = new HashSet<>();
 
-    MBeanAttributeSampler(MBeanServer server, List<MBeanAttributeSpec> specs, CounterSet counters) {
-        this.server = server;
+    MBeanAttributeSampler(Supplier<MBeanServer> servers, List<MBeanAttributeSpec> specs, CounterSet counters) {
+        this.servers = servers;
         this.specs = specs;
         this.counters = counters;
     }
 
     @Override
     public void sample(long now) {
+        if (server == null) {
+            // Here, on the sampler thread, not when the session is set up: the JVM's first
+            // getPlatformMBeanServer() starts every platform MBean, hundreds of ms on a busy machine,
+            // which a session's start (and premain, and the application behind it) would wait for.
+            server = servers.get();
+        }
         for (MBeanAttributeSpec spec : specs) {
             for (ObjectName instance : server.queryNames(spec.objectName(), null)) {
                 read(spec, instance, now);
