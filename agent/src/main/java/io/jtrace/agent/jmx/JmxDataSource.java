@@ -1,6 +1,7 @@
 package io.jtrace.agent.jmx;
 
 import io.jtrace.agent.tracks.CounterSet;
+import io.jtrace.agent.tracks.PlatformMBeans;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.PollingDataSource;
 import io.jtrace.agent.tracks.PollingInstance;
@@ -8,7 +9,6 @@ import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.JvmJmxConfig;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -50,6 +50,6 @@ public final class JmxDataSource extends PollingDataSource {
                 LoggerFactory.getLogger(JmxDataSource.class).error("jtrace: {}; it is skipped", e.getMessage());
             }
         }
-        return new MBeanAttributeSampler(ManagementFactory::getPlatformMBeanServer, specs, new CounterSet(sequence));
+        return new MBeanAttributeSampler(PlatformMBeans::ifReady, specs, new CounterSet(sequence));
     }
 }

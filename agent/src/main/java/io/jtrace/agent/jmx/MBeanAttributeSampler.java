@@ -24,12 +24,11 @@ final class MBeanAttributeSampler implements Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(MBeanAttributeSampler.class);
 
     private final Supplier<MBeanServer> servers;
-    /** The platform MBean server, looked up at the first sample (see {@link #sample}). */
-    private MBeanServer server;
     private final List<MBeanAttributeSpec> specs;
     private final CounterSet counters;
     private final Set<String> reported = new HashSet<>();
 
+    /** {@code servers} gives the MBean server, or null while it is not up yet (that period is skipped). */
     MBeanAttributeSampler(Supplier<MBeanServer> servers, List<MBeanAttributeSpec> specs, CounterSet counters) {
         this.servers = servers;
         this.specs = specs;
@@ -38,20 +37,20 @@ final class MBeanAttributeSampler implements Sampler {
 
     @Override
     public void sample(long now) {
+        // Not looked up when the session is set up: the JVM's first getPlatformMBeanServer() starts every
+        // platform MBean, which a session's start (and premain, and the application behind it) would wait for.
+        MBeanServer server = servers.get();
         if (server == null) {
-            // Here, on the sampler thread, not when the session is set up: the JVM's first
-            // getPlatformMBeanServer() starts every platform MBean, hundreds of ms on a busy machine,
-            // which a session's start (and premain, and the application behind it) would wait for.
-            server = servers.get();
+            return;
         }
         for (MBeanAttributeSpec spec : specs) {
             for (ObjectName instance : server.queryNames(spec.objectName(), null)) {
-                read(spec, instance, now);
+                read(server, spec, instance, now);
             }
         }
     }
 
-    private void read(MBeanAttributeSpec spec, ObjectName instance, long now) {
+    private void read(MBeanServer server, MBeanAttributeSpec spec, ObjectName instance, long now) {
         String track = spec.trackName(instance);
         Object value;
         try {

@@ -1,6 +1,6 @@
 package io.jtrace.agent.threads;
 
-import java.lang.management.ManagementFactory;
+import io.jtrace.agent.tracks.PlatformMBeans;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -33,9 +33,18 @@ final class NativeThreadIds {
 
     private NativeThreadIds() {}
 
-    /** Java thread id to placement, for every thread the dump lists. Throws if the JVM has no such command. */
+    /**
+     * Java thread id to placement, for every thread the dump lists; null while the platform MBean server
+     * is still starting ({@link PlatformMBeans}). Throws if the JVM has no such command.
+     */
     static Map<Long, Placement> dump() throws JMException {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        MBeanServer server = PlatformMBeans.ifReady();
+        if (server == null) {
+            if (PlatformMBeans.failed()) {
+                throw new JMException("the platform MBean server could not be started");
+            }
+            return null;
+        }
         ObjectName command = new ObjectName("com.sun.management:type=DiagnosticCommand");
         long before = System.nanoTime();
         String text = (String) server.invoke(command, "threadPrint", new Object[] {new String[0]},

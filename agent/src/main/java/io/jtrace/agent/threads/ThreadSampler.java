@@ -84,7 +84,8 @@ final class ThreadSampler implements Sampler {
     public void first(long now) {
         sessionStartNanos = now;
         nextDumpNanos = now;
-        // The threads already running are placed by a dump: it also tells when each started.
+        // The threads already running are placed by a dump, which also tells when each started (by
+        // their names from the next samples on if the JVM's MBean server is not up yet).
         dumpAll = true;
         sample(now);
         dumpAll = false;
@@ -113,8 +114,9 @@ final class ThreadSampler implements Sampler {
             unplaced = placeByName();
         }
         if (unplaced && !dumpUnavailable && now - nextDumpNanos >= 0) {
-            placeByDump();
-            nextDumpNanos = now + count * DUMP_WAIT_PER_THREAD_NANOS;
+            if (placeByDump()) {
+                nextDumpNanos = now + count * DUMP_WAIT_PER_THREAD_NANOS;
+            }
         }
         for (Iterator<ThreadRecord> it = records.values().iterator(); it.hasNext(); ) {
             ThreadRecord r = it.next();
@@ -127,6 +129,8 @@ final class ThreadSampler implements Sampler {
                 it.remove();
             } else if (r.tid >= 0) {
                 sample(r, now);
+            } else {
+                followState(r, now);
             }
         }
     }
@@ -157,7 +161,8 @@ final class ThreadSampler implements Sampler {
         }
     }
 
-    private void placeByDump() {
+    /** Returns false when no dump could be taken this time (the MBean server is still starting). */
+    private boolean placeByDump() {
         Map<Long, NativeThreadIds.Placement> placements;
         try {
             placements = NativeThreadIds.dump();
@@ -165,7 +170,10 @@ final class ThreadSampler implements Sampler {
             dumpUnavailable = true;
             LOG.warn("jtrace jvm.threads: cannot learn the OS ids of threads (no Thread.print diagnostic"
                     + " command in this JVM?); threads that do not trace themselves get no track", e);
-            return;
+            return false;
+        }
+        if (placements == null) {
+            return false; // names place what they can meanwhile
         }
         int placed = 0;
         for (ThreadRecord r : records.values()) {
@@ -178,6 +186,7 @@ final class ThreadSampler implements Sampler {
             }
         }
         LOG.debug("jtrace jvm.threads: a thread dump placed {} thread(s)", placed);
+        return true;
     }
 
     /**
@@ -257,6 +266,18 @@ final class ThreadSampler implements Sampler {
                 r.cpuNanos = cpu;
                 sequence.counter(r.cpuUuid, now, cpu);
             }
+        }
+    }
+
+    /**
+     * A thread not placed yet has no track to write on, but its state is followed from the first
+     * sample that saw it: the stretch it is in when it is placed begins where it really began.
+     */
+    private static void followState(ThreadRecord r, long now) {
+        Thread.State state = r.thread.getState();
+        if (state != r.state && state != Thread.State.TERMINATED && state != Thread.State.NEW) {
+            r.state = state;
+            r.stateSince = now;
         }
     }
 
