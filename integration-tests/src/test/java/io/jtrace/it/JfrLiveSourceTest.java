@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jtrace.it.trace.TraceModel;
 import io.jtrace.it.workload.JfrWorkload;
 import io.jtrace.protos.TracePacket;
-import io.jtrace.protos.TrackDescriptor;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -27,7 +24,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class JfrLiveSourceTest {
     private static final int STEPS = 200;
-    private static final long CLOCK_TOLERANCE_NANOS = 20_000;
 
     @TempDir
     Path dir;
@@ -58,36 +54,9 @@ class JfrLiveSourceTest {
 
         TraceModel model = TraceModel.read(trace);
         assertEquals(List.of(), model.problems);
-        List<TraceModel.SliceRecord> api = slices(model, "api-step");
-        List<TraceModel.SliceRecord> steps = slices(model, "it.Step");
-        assertEquals(STEPS, api.size());
-        assertEquals(stepsBeside, steps.size(), "every it.Step JFR recorded is in the trace");
-        long workerTrack = api.get(0).track();
-        TrackDescriptor worker = model.tracks.get(workerTrack);
-        assertEquals("jfr-it-worker", worker.getThread().getThreadName());
-        long[] measured = Files.readAllLines(dir.resolve("gaps.txt")).stream().mapToLong(Long::parseLong).toArray();
-        for (int i = 0; i < STEPS; i++) {
-            TraceModel.SliceRecord a = api.get(i);
-            TraceModel.SliceRecord s = steps.get(i);
-            assertEquals(workerTrack, s.track(), "JFR event on the agent's thread track");
-            assertTrue(s.begin() > a.begin(), "step " + i + ": the JFR event comes after the API slice");
-            long gap = s.begin() - a.end();
-            assertTrue(gap > -CLOCK_TOLERANCE_NANOS && gap < measured[i] + 1_000_000,
-                    "step " + i + ": JFR event begins " + gap + " ns after the API slice ends; the thread measured "
-                            + measured[i] + " ns");
-        }
+        JfrSteps.assertEachStepFollowsItsApiSlice(model, dir.resolve("gaps.txt"), STEPS);
         long samples = model.packets.stream().filter(TracePacket::hasPerfSample).count();
         assertTrue(samples > 0, "execution samples became callstack samples");
     }
 
-    private static List<TraceModel.SliceRecord> slices(TraceModel model, String name) {
-        List<TraceModel.SliceRecord> result = new ArrayList<>();
-        for (TraceModel.SliceRecord s : model.slices) {
-            if (name.equals(s.name())) {
-                result.add(s);
-            }
-        }
-        result.sort(Comparator.comparingLong(TraceModel.SliceRecord::begin));
-        return result;
-    }
 }

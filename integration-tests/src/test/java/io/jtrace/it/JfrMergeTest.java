@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +28,6 @@ class JfrMergeTest {
      * How far apart the two clocks of a merge may put back-to-back events: JFR's wall clock (read with its
      * chunk's start ticks) against the trace's clock snapshots measured a few microseconds apart.
      */
-    private static final long CLOCK_TOLERANCE_NANOS = 20_000;
 
     @TempDir
     Path dir;
@@ -59,38 +57,9 @@ class JfrMergeTest {
         assertEquals(List.of(), model.problems);
         assertEquals(0, model.packetsWithoutSequenceId);
 
-        List<TraceModel.SliceRecord> api = slices(model, "api-step");
-        List<TraceModel.SliceRecord> steps = slices(model, "it.Step");
-        assertEquals(STEPS, api.size());
-        assertEquals(STEPS, steps.size());
-        long workerTrack = api.get(0).track();
-        TrackDescriptor worker = model.tracks.get(workerTrack);
-        assertEquals("jfr-it-worker", worker.getThread().getThreadName());
+        TrackDescriptor worker = JfrSteps.assertEachStepFollowsItsApiSlice(model, dir.resolve("gaps.txt"), STEPS);
         long threadTracks = model.tracks.values().stream()
                 .filter(d -> d.hasThread() && d.getThread().getTid() == worker.getThread().getTid()).count();
         assertEquals(1, threadTracks, "the recording's events use the agent's thread track, not one of their own");
-        long[] measured = Files.readAllLines(dir.resolve("gaps.txt")).stream().mapToLong(Long::parseLong).toArray();
-        for (int i = 0; i < STEPS; i++) {
-            TraceModel.SliceRecord a = api.get(i);
-            TraceModel.SliceRecord s = steps.get(i);
-            assertEquals(workerTrack, s.track(), "JFR event on the agent's thread track");
-            assertTrue(s.begin() > a.begin(), "step " + i + ": the JFR event comes after the API slice");
-            // The gap the thread measured is an upper bound of the true one (it spans the slice's own end).
-            long gap = s.begin() - a.end();
-            assertTrue(gap > -CLOCK_TOLERANCE_NANOS && gap < measured[i] + 1_000_000,
-                    "step " + i + ": JFR event begins " + gap + " ns after the API slice ends; the thread measured "
-                            + measured[i] + " ns");
-        }
-    }
-
-    private static List<TraceModel.SliceRecord> slices(TraceModel model, String name) {
-        List<TraceModel.SliceRecord> result = new ArrayList<>();
-        for (TraceModel.SliceRecord s : model.slices) {
-            if (name.equals(s.name())) {
-                result.add(s);
-            }
-        }
-        result.sort(Comparator.comparingLong(TraceModel.SliceRecord::begin));
-        return result;
     }
 }

@@ -6,6 +6,7 @@ import io.jtrace.protos.TrackEvent;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +75,18 @@ public final class TraceModel {
     /** Reads a whole (small) trace into memory; scale tests use {@link TrackEventDecoder} directly. */
     public static TraceModel read(Path file) throws IOException {
         return new TraceModel(file);
+    }
+
+    /** The slices named {@code name}, in order of their begin. */
+    public List<SliceRecord> slicesNamed(String name) {
+        List<SliceRecord> result = new ArrayList<>();
+        for (SliceRecord s : slices) {
+            if (name.equals(s.name())) {
+                result.add(s);
+            }
+        }
+        result.sort(Comparator.comparingLong(SliceRecord::begin));
+        return result;
     }
 
     /** Slices on tracks whose descriptor name starts with {@code prefix}. */
