@@ -166,6 +166,9 @@ final class GcRecorder implements NotificationListener {
         long after = used(gc.getMemoryUsageAfterGc());
 
         ProtoWriter p = sequence.beginEvent(start, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, track.uuid);
+        if (p == null) {
+            return; // the SMB is full: the GC is lost, and the writer's drop marks the loss
+        }
         p.string(TrackEvent.CATEGORIES_FIELD_NUMBER, "gc");
         p.string(TrackEvent.NAME_FIELD_NUMBER, info.getGcAction().replaceFirst("^end of ", ""));
         PolledSequence.annotation(p, "cause", info.getGcCause());
@@ -180,9 +183,9 @@ final class GcRecorder implements NotificationListener {
                 PolledSequence.annotation(p, pool.getKey() + " after", afterGc.getUsed());
             }
         }
-        sequence.endEvent();
-        sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, track.uuid);
-        sequence.endEvent();
+        if (sequence.endEvent() && sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, track.uuid) != null) {
+            sequence.endEvent();
+        }
 
         counters.set(HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, start, before);
         counters.set(HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, end, after);

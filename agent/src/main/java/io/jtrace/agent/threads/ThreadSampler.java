@@ -240,14 +240,15 @@ final class ThreadSampler implements Sampler {
             describe(r, name);
         }
         if (!r.announced) {
-            r.announced = true;
-            announce(r);
+            r.announced = announce(r);
         } else if (renamed) {
             ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
-            p.string(TrackEvent.NAME_FIELD_NUMBER, "renamed");
-            PolledSequence.annotation(p, "from", r.name);
-            PolledSequence.annotation(p, "to", name);
-            sequence.endEvent();
+            if (p != null) {
+                p.string(TrackEvent.NAME_FIELD_NUMBER, "renamed");
+                PolledSequence.annotation(p, "from", r.name);
+                PolledSequence.annotation(p, "to", name);
+                sequence.endEvent();
+            }
         }
         r.name = name;
         Thread.State state = r.thread.getState();
@@ -262,9 +263,8 @@ final class ThreadSampler implements Sampler {
         if (cpuTime && (ranRecently || r.cpuNanos < 0 || sampleNumber - r.cpuReadInSample >= IDLE_CPU_READ_EVERY)) {
             r.cpuReadInSample = sampleNumber;
             long cpu = threadBean.getThreadCpuTime(r.javaId);
-            if (cpu >= 0 && cpu != r.cpuNanos) {
+            if (cpu >= 0 && cpu != r.cpuNanos && sequence.counter(r.cpuUuid, now, cpu)) {
                 r.cpuNanos = cpu;
-                sequence.counter(r.cpuUuid, now, cpu);
             }
         }
     }
@@ -287,11 +287,17 @@ final class ThreadSampler implements Sampler {
         sequence.writer().endPacket();
     }
 
-    /** "thread start" where it started during the session; "thread" at the session's start for the others. */
-    private void announce(ThreadRecord r) {
+    /**
+     * "thread start" where it started during the session; "thread" at the session's start for the others.
+     * Returns whether it was written (if not, the next sample tries again).
+     */
+    private boolean announce(ThreadRecord r) {
         boolean startedDuringSession = r.startNanos > sessionStartNanos;
         long at = startedDuringSession ? r.startNanos : sessionStartNanos;
         ProtoWriter p = sequence.beginEvent(at, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+        if (p == null) {
+            return false;
+        }
         p.string(TrackEvent.NAME_FIELD_NUMBER, startedDuringSession ? "thread start" : "thread");
         PolledSequence.annotation(p, "java_thread_id", r.javaId);
         PolledSequence.annotation(p, "daemon", r.thread.isDaemon());
@@ -300,7 +306,7 @@ final class ThreadSampler implements Sampler {
         if (group != null) {
             PolledSequence.annotation(p, "group", group.getName());
         }
-        sequence.endEvent();
+        return sequence.endEvent();
     }
 
     private void ended(ThreadRecord r, long now) {
@@ -308,16 +314,22 @@ final class ThreadSampler implements Sampler {
             writeStretch(r, now);
         }
         ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
-        p.string(TrackEvent.NAME_FIELD_NUMBER, "thread end");
-        sequence.endEvent();
+        if (p != null) {
+            p.string(TrackEvent.NAME_FIELD_NUMBER, "thread end");
+            sequence.endEvent();
+        }
     }
 
+    /** A stretch whole, or nothing of it when the SMB is full. */
     private void writeStretch(ThreadRecord r, long end) {
         ProtoWriter p = sequence.beginEvent(r.stateSince, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, r.stateUuid);
+        if (p == null) {
+            return;
+        }
         p.string(TrackEvent.NAME_FIELD_NUMBER, r.state.name());
-        sequence.endEvent();
-        sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, r.stateUuid);
-        sequence.endEvent();
+        if (sequence.endEvent() && sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, r.stateUuid) != null) {
+            sequence.endEvent();
+        }
     }
 
     /** What the sampler knows of one thread. */

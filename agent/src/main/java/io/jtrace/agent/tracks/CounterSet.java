@@ -20,21 +20,21 @@ public final class CounterSet {
 
     public void set(String name, CounterDescriptor.Unit unit, long timestamp, long value) {
         Counter c = counter(name, unit);
-        if (!c.written || c.isDouble || c.longValue != value) {
+        if ((!c.written || c.isDouble || c.longValue != value) && sequence.counter(c.uuid, timestamp, value)) {
+            // Remembered only once written: a sample lost to a full SMB is written again next time.
             c.written = true;
             c.isDouble = false;
             c.longValue = value;
-            sequence.counter(c.uuid, timestamp, value);
         }
     }
 
     public void set(String name, CounterDescriptor.Unit unit, long timestamp, double value) {
         Counter c = counter(name, unit);
-        if (!c.written || !c.isDouble || Double.compare(c.doubleValue, value) != 0) {
+        if ((!c.written || !c.isDouble || Double.compare(c.doubleValue, value) != 0)
+                && sequence.counter(c.uuid, timestamp, value)) {
             c.written = true;
             c.isDouble = true;
             c.doubleValue = value;
-            sequence.counter(c.uuid, timestamp, value);
         }
     }
 

@@ -25,7 +25,12 @@ public final class PolledSequence {
     private TraceWriter writer;
     /** The packet {@link #beginEvent} opened, until {@link #endEvent}. */
     private ProtoWriter event;
+    /** The writer's drop count when {@link #event} was opened. */
+    private long eventDrops;
+    /** The writer's drop count when the last header was written. */
     private long drops;
+    /** Whether that header reached the SMB; if not, the next event tries again. */
+    private boolean headerWritten;
     private int epoch;
     /**
      * Set by the producer thread's clear request, read and cleared by the sampler thread's next sample:
@@ -49,12 +54,26 @@ public final class PolledSequence {
 
     /** Call before each sample: writes the header again when the sequence's state may be gone. */
     public void beginSample() {
-        if (clearRequested || drops != writer.droppedPackets()) {
+        ready();
+    }
+
+    /**
+     * Whether an event written now decodes: the header is written again first when the service asked
+     * for it or the writer lost a packet since the last one (trace_processor drops every packet that
+     * needs incremental state after a loss until the next header); false when even the header could not
+     * be written (the SMB is full), so the caller writes nothing it could not decode. Checked before
+     * every event, not once per sample: a loss in the middle of a sample must not leave the rest of it
+     * undecodable.
+     */
+    private boolean ready() {
+        if (!headerWritten || clearRequested || drops != writer.droppedPackets()) {
             writeHeader();
         }
+        return headerWritten;
     }
 
     private void writeHeader() {
+        long before = writer.droppedPackets();
         ProtoWriter p = writer.beginPacket();
         SequenceHeader.write(p, 0);
         writer.endPacket();
@@ -62,6 +81,7 @@ public final class PolledSequence {
         epoch++;
         clearRequested = false;
         drops = writer.droppedPackets();
+        headerWritten = drops == before;
     }
 
     public void clearIncrementalState() {
@@ -104,23 +124,36 @@ public final class PolledSequence {
         writer.endPacket();
     }
 
-    public void counter(long trackUuid, long timestamp, long value) {
+    /** Writes a counter sample; false when it did not reach the SMB (it is lost, and counted as a drop). */
+    public boolean counter(long trackUuid, long timestamp, long value) {
         ProtoWriter p = beginEvent(timestamp, TrackEvent.Type.TYPE_COUNTER_VALUE, trackUuid);
+        if (p == null) {
+            return false;
+        }
         p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, value);
-        endEvent();
+        return endEvent();
     }
 
-    public void counter(long trackUuid, long timestamp, double value) {
+    /** Writes a counter sample; false when it did not reach the SMB (it is lost, and counted as a drop). */
+    public boolean counter(long trackUuid, long timestamp, double value) {
         ProtoWriter p = beginEvent(timestamp, TrackEvent.Type.TYPE_COUNTER_VALUE, trackUuid);
+        if (p == null) {
+            return false;
+        }
         p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, value);
-        endEvent();
+        return endEvent();
     }
 
     /**
      * Opens a track event packet (slice begin/end, instant, counter) on {@code trackUuid}: the caller adds
-     * its fields (name, annotations) and calls {@link #endEvent}.
+     * its fields (name, annotations) and calls {@link #endEvent}. Null when the sequence cannot carry an
+     * event now (see {@link #ready}): the caller writes nothing.
      */
     public ProtoWriter beginEvent(long timestamp, int type, long trackUuid) {
+        if (!ready()) {
+            return null;
+        }
+        eventDrops = writer.droppedPackets();
         ProtoWriter p = writer.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
         // The timestamp means CLOCK_MONOTONIC only through the sequence's packet defaults.
@@ -132,10 +165,12 @@ public final class PolledSequence {
         return p;
     }
 
-    public void endEvent() {
+    /** Closes the event {@link #beginEvent} opened; false when it was dropped (the SMB was full). */
+    public boolean endEvent() {
         event.endNested();
         event = null;
         writer.endPacket();
+        return writer.droppedPackets() == eventDrops;
     }
 
     public static void annotation(ProtoWriter p, String name, String value) {

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * A data source context over a small SMB whose commits the test moves into a real TraceBuffer when it
  * chooses ({@link #drain}): until then the SMB fills and writers drop packets, deterministically.
  */
-final class RecordingContext implements DataSourceContext, AutoCloseable {
+public final class RecordingContext implements DataSourceContext, AutoCloseable {
     private final SharedMemoryAbi abi;
     private final ChunkCommitter committer;
     private final ChunkArbiter arbiter;
@@ -58,7 +58,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
         }
     };
 
-    RecordingContext(Path dir, int smbSize) throws Exception {
+    public RecordingContext(Path dir, int smbSize) throws Exception {
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, smbSize, 4096);
         abi = new SharedMemoryAbi(smb);
         committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
@@ -122,7 +122,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
     }
 
     /** Waits until everything released so far is committed, then moves it into the buffer (freeing the SMB). */
-    void drain() throws Exception {
+    public void drain() throws Exception {
         flushed = new CountDownLatch(1);
         committer.requestFlush(System.nanoTime());
         if (!flushed.await(30, TimeUnit.SECONDS)) {
@@ -172,7 +172,7 @@ final class RecordingContext implements DataSourceContext, AutoCloseable {
      * chunks writers still hold are copied up to their last counted packet first, as the service's
      * scrape does.
      */
-    List<TracePacket> read() throws Exception {
+    public List<TracePacket> read() throws Exception {
         drain();
         for (int page = 0; page < abi.pageCount(); page++) {
             PageLayout layout = PageHeader.layout(abi.pageBitmap(page));

@@ -1,0 +1,71 @@
+package io.jtrace.agent.tracks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.agent.trackevent.RecordingContext;
+import io.jtrace.protos.CounterDescriptor;
+import io.jtrace.protos.TracePacket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A polling source's sequence under a full SMB: nothing it writes after a loss is undecodable (the
+ * header is written again before the next event, and while it cannot be, no event is written), and a
+ * counter value lost to the full SMB is written again rather than remembered as written.
+ */
+class PolledSequenceTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void afterALossEveryEventFollowsANewHeaderAndLostCounterValuesAreWrittenAgain() throws Exception {
+        try (RecordingContext context = new RecordingContext(dir, 4096)) {
+            PolledSequence sequence = new PolledSequence(new ProcessTrack(1, "test", 5), context);
+            CounterSet counters = new CounterSet(sequence);
+            sequence.open();
+            // The SMB's chunks are freed only by drain(): the sequence fills them until a sample is dropped.
+            long value = 0;
+            long lost = -1;
+            while (lost < 0) {
+                long drops = context.droppedPackets();
+                counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000 + value, ++value);
+                if (context.droppedPackets() > drops) {
+                    lost = value;
+                }
+            }
+            context.drain();
+            // Same sample, no beginSample(): the loss happened in the middle of it. The lost value is set
+            // again (a sampler whose source did not change), then a new one.
+            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_000, lost);
+            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_001, lost + 1);
+            sequence.close();
+
+            List<TracePacket> packets = context.read();
+            List<String> undecodable = new ArrayList<>();
+            boolean valid = false;
+            List<Long> values = new ArrayList<>();
+            for (TracePacket p : packets) {
+                if (p.getPreviousPacketDropped() != 0) {
+                    valid = false;
+                }
+                if ((p.getSequenceFlags() & 1) != 0) {
+                    valid = true;
+                }
+                if ((p.getSequenceFlags() & 2) != 0) {
+                    if (!valid) {
+                        undecodable.add(p.toString());
+                    }
+                    values.add(p.getTrackEvent().getCounterValue());
+                }
+            }
+            assertTrue(packets.stream().anyMatch(p -> p.getPreviousPacketDropped() != 0), "the loss is reported");
+            assertEquals(List.of(), undecodable, "packets trace_processor would skip");
+            assertEquals(List.of(lost, lost + 1), values.subList(values.size() - 2, values.size()),
+                    "the value lost to the full SMB is written when it can be, not taken as written");
+        }
+    }
+}
