@@ -67,7 +67,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         String log = "warn";
         long threadsPeriod = ThreadsDataSource.DEFAULT_PERIOD_MS;
         long memoryPeriod = MemoryDataSource.DEFAULT_PERIOD_MS;
-        List<String> jmx = JmxDataSource.DEFAULT_ATTRIBUTES;
+        List<String> jmx = MBeanAttributeSpec.DEFAULT_ATTRIBUTES;
         long jmxPeriod = JmxDataSource.DEFAULT_PERIOD_MS;
         String name = null;
         boolean ring = false;

@@ -3,6 +3,7 @@ package io.jtrace.agent.gc;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
 import io.jtrace.agent.tracks.CounterSet;
+import io.jtrace.agent.tracks.DebugAnnotations;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.producer.DataSourceContext;
@@ -167,20 +168,20 @@ final class GcRecorder implements NotificationListener {
 
         ProtoWriter p = sequence.beginEvent(start, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, track.uuid);
         if (p == null) {
-            return; // the SMB is full: the GC is lost, and the writer's drop marks the loss
+            return; // the SMB is full: the GC is lost, and the writer's drop marks the loss on the sequence
         }
         p.string(TrackEvent.CATEGORIES_FIELD_NUMBER, "gc");
         p.string(TrackEvent.NAME_FIELD_NUMBER, info.getGcAction().replaceFirst("^end of ", ""));
-        PolledSequence.annotation(p, "cause", info.getGcCause());
-        PolledSequence.annotation(p, "gc_id", gc.getId());
-        PolledSequence.annotation(p, "duration_ms", gc.getDuration());
-        PolledSequence.annotation(p, "heap_used_before", before);
-        PolledSequence.annotation(p, "heap_used_after", after);
+        DebugAnnotations.string(p, "cause", info.getGcCause());
+        DebugAnnotations.integer(p, "gc_id", gc.getId());
+        DebugAnnotations.integer(p, "duration_ms", gc.getDuration());
+        DebugAnnotations.integer(p, "heap_used_before", before);
+        DebugAnnotations.integer(p, "heap_used_after", after);
         for (Map.Entry<String, MemoryUsage> pool : new TreeMap<>(gc.getMemoryUsageBeforeGc()).entrySet()) {
             MemoryUsage afterGc = gc.getMemoryUsageAfterGc().get(pool.getKey());
-            PolledSequence.annotation(p, pool.getKey() + " before", pool.getValue().getUsed());
+            DebugAnnotations.integer(p, pool.getKey() + " before", pool.getValue().getUsed());
             if (afterGc != null) {
-                PolledSequence.annotation(p, pool.getKey() + " after", afterGc.getUsed());
+                DebugAnnotations.integer(p, pool.getKey() + " after", afterGc.getUsed());
             }
         }
         if (sequence.endEvent() && sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, track.uuid) != null) {

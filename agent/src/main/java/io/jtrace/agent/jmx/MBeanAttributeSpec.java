@@ -1,5 +1,6 @@
 package io.jtrace.agent.jmx;
 
+import java.util.List;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
@@ -10,7 +11,16 @@ import javax.management.ObjectName;
  * ({@code java.lang:type=GarbageCollector,name=*}); it ends at the first '/' after its ':' that is not
  * inside a quoted value.
  */
-public record MBeanAttributeSpec(String text, ObjectName objectName, String attribute, String key) {
+public record MBeanAttributeSpec(ObjectName objectName, String attribute, String key) {
+    /**
+     * What jvm.jmx polls when its config names nothing: the process's and the machine's CPU load and the
+     * open file descriptors. Here, in a class without a logger: the agent's options read it before logging
+     * is configured.
+     */
+    public static final List<String> DEFAULT_ATTRIBUTES = List.of(
+            "java.lang:type=OperatingSystem/ProcessCpuLoad",
+            "java.lang:type=OperatingSystem/SystemCpuLoad",
+            "java.lang:type=OperatingSystem/OpenFileDescriptorCount");
 
     /** Parses {@code text}; throws IllegalArgumentException naming it and what is wrong. */
     public static MBeanAttributeSpec parse(String text) {
@@ -46,7 +56,7 @@ public record MBeanAttributeSpec(String text, ObjectName objectName, String attr
         if (parts.length > 2 || parts[0].isEmpty() || (parts.length == 2 && parts[1].isEmpty())) {
             throw bad(text, "expected attribute or attribute/key after the object name");
         }
-        return new MBeanAttributeSpec(spec, name, parts[0], parts.length == 2 ? parts[1] : null);
+        return new MBeanAttributeSpec(name, parts[0], parts.length == 2 ? parts[1] : null);
     }
 
     private static IllegalArgumentException bad(String text, String why) {

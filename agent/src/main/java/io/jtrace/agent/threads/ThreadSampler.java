@@ -1,5 +1,6 @@
 package io.jtrace.agent.threads;
 
+import io.jtrace.agent.tracks.DebugAnnotations;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
@@ -21,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One sample of every live platform thread, taken on the producer thread each period: a track per
+ * One sample of every live platform thread, taken on the sampler thread each period: a track per
  * thread (its OS tid, so track_event's slices of the same thread land on it), a "Java state" track
  * under it whose slices are the thread's state stretches (RUNNABLE, BLOCKED, WAITING, TIMED_WAITING),
  * and a "CPU time" counter under it. Threads that start, end or are renamed during the session show up
@@ -41,7 +42,6 @@ final class ThreadSampler implements Sampler {
     static final String CPU_TRACK = "CPU time";
 
     private final PolledSequence sequence;
-    private final ProcessTrack process;
     private final ThreadMXBean threadBean;
     private final boolean cpuTime;
     /**
@@ -75,7 +75,6 @@ final class ThreadSampler implements Sampler {
 
     ThreadSampler(PolledSequence sequence, ThreadMXBean threadBean) {
         this.sequence = sequence;
-        this.process = sequence.process();
         this.threadBean = threadBean;
         this.cpuTime = threadBean.isThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
     }
@@ -221,7 +220,7 @@ final class ThreadSampler implements Sampler {
     }
 
     private void place(ThreadRecord r, long tid, long startNanos) {
-        r.place(tid, startNanos, process);
+        r.place(tid, startNanos, sequence.process());
         placedTids.add(tid);
     }
 
@@ -245,8 +244,8 @@ final class ThreadSampler implements Sampler {
             ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
             if (p != null) {
                 p.string(TrackEvent.NAME_FIELD_NUMBER, "renamed");
-                PolledSequence.annotation(p, "from", r.name);
-                PolledSequence.annotation(p, "to", name);
+                DebugAnnotations.string(p, "from", r.name);
+                DebugAnnotations.string(p, "to", name);
                 sequence.endEvent();
             }
         }
@@ -283,7 +282,7 @@ final class ThreadSampler implements Sampler {
 
     private void describe(ThreadRecord r, String name) {
         ProtoWriter p = sequence.writer().beginPacket();
-        process.writeThreadDescriptor(p, r.tid, name);
+        sequence.process().writeThreadDescriptor(p, r.tid, name);
         sequence.writer().endPacket();
     }
 
@@ -299,12 +298,12 @@ final class ThreadSampler implements Sampler {
             return false;
         }
         p.string(TrackEvent.NAME_FIELD_NUMBER, startedDuringSession ? "thread start" : "thread");
-        PolledSequence.annotation(p, "java_thread_id", r.javaId);
-        PolledSequence.annotation(p, "daemon", r.thread.isDaemon());
-        PolledSequence.annotation(p, "priority", r.thread.getPriority());
+        DebugAnnotations.integer(p, "java_thread_id", r.javaId);
+        DebugAnnotations.bool(p, "daemon", r.thread.isDaemon());
+        DebugAnnotations.integer(p, "priority", r.thread.getPriority());
         ThreadGroup group = r.thread.getThreadGroup();
         if (group != null) {
-            PolledSequence.annotation(p, "group", group.getName());
+            DebugAnnotations.string(p, "group", group.getName());
         }
         return sequence.endEvent();
     }
@@ -320,7 +319,10 @@ final class ThreadSampler implements Sampler {
         }
     }
 
-    /** A stretch whole, or nothing of it when the SMB is full. */
+    /**
+     * A stretch: its begin and end, or nothing when even the begin does not fit the SMB. An end dropped
+     * after its begin leaves the stretch open; the drop marks the loss on the sequence.
+     */
     private void writeStretch(ThreadRecord r, long end) {
         ProtoWriter p = sequence.beginEvent(r.stateSince, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, r.stateUuid);
         if (p == null) {

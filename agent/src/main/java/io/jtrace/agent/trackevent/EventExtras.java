@@ -1,7 +1,7 @@
 package io.jtrace.agent.trackevent;
 
+import io.jtrace.agent.tracks.DebugAnnotations;
 import io.jtrace.api.spi.EventData;
-import io.jtrace.protos.DebugAnnotation;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 
@@ -19,29 +19,16 @@ final class EventExtras {
     /** Into an open track_event message. */
     static void write(ProtoWriter p, EventData data) {
         for (int i = 0; i < data.argCount(); i++) {
-            p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-            p.string(DebugAnnotation.NAME_FIELD_NUMBER, String.valueOf(data.argName(i)));
+            String name = data.argName(i);
             switch (data.argKind(i)) {
-                case EventData.KIND_LONG:
-                    p.varint(DebugAnnotation.INT_VALUE_FIELD_NUMBER, data.argLong(i));
-                    break;
-                case EventData.KIND_DOUBLE:
-                    p.doubleField(DebugAnnotation.DOUBLE_VALUE_FIELD_NUMBER, data.argDouble(i));
-                    break;
-                case EventData.KIND_BOOLEAN:
-                    p.bool(DebugAnnotation.BOOL_VALUE_FIELD_NUMBER, data.argLong(i) != 0);
-                    break;
-                default:
-                    p.string(DebugAnnotation.STRING_VALUE_FIELD_NUMBER, String.valueOf(data.argString(i)));
-                    break;
+                case EventData.KIND_LONG -> DebugAnnotations.integer(p, name, data.argLong(i));
+                case EventData.KIND_DOUBLE -> DebugAnnotations.real(p, name, data.argDouble(i));
+                case EventData.KIND_BOOLEAN -> DebugAnnotations.bool(p, name, data.argLong(i) != 0);
+                default -> DebugAnnotations.string(p, name, data.argString(i));
             }
-            p.endNested();
         }
         if (data.droppedArgs() > 0) {
-            p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-            p.string(DebugAnnotation.NAME_FIELD_NUMBER, DROPPED_ARGS);
-            p.varint(DebugAnnotation.INT_VALUE_FIELD_NUMBER, data.droppedArgs());
-            p.endNested();
+            DebugAnnotations.integer(p, DROPPED_ARGS, data.droppedArgs());
         }
         for (int i = 0; i < data.flowCount(); i++) {
             p.fixed64(data.flowTerminating(i) ? TrackEvent.TERMINATING_FLOW_IDS_FIELD_NUMBER : TrackEvent.FLOW_IDS_FIELD_NUMBER,

@@ -569,7 +569,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
         AsyncTrack async = data == null ? null : data.track();
         long track = async != null ? async.uuid() : s.pooled() ? t.trackUuid : 0;
-        if (async != null && session.asyncTrackDescribedIn(async) != session.generation()) {
+        // s.generation: the generation enter() read once for this event and restarted the sequence into.
+        if (async != null && session.asyncTrackDescribedIn(async) != s.generation) {
             describeAsyncTrack(s, session, async);
         }
         boolean plain = data == null || data.argCount() == 0 && data.flowCount() == 0 && data.droppedArgs() == 0;
@@ -622,7 +623,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * threads may both write it first; the copies are identical.
      */
     private void describeAsyncTrack(Sequence s, ActiveSession session, AsyncTrack async) {
-        int generation = session.generation();
+        int generation = s.generation;
         long dropsBefore = s.writer.droppedPackets();
         process.writeNamedTrack(s.writer, async.uuid(), async.name(), false);
         if (s.writer.droppedPackets() == dropsBefore) {

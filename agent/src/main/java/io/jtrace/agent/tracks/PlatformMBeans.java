@@ -3,6 +3,7 @@ package io.jtrace.agent.tracks;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.CompletableFuture;
 import javax.management.MBeanServer;
+import org.slf4j.LoggerFactory;
 
 /**
  * The platform MBean server, for samplers that must not wait for it: the JVM's first
@@ -34,12 +35,11 @@ public final class PlatformMBeans {
         try {
             SERVER.complete(ManagementFactory.getPlatformMBeanServer());
         } catch (RuntimeException | Error e) {
+            // Then it never will be: the sources that need it (jvm.jmx, jvm.threads' dumps) do without.
+            LoggerFactory.getLogger(PlatformMBeans.class).warn(
+                    "jtrace: the platform MBean server did not start; jvm.jmx records nothing and jvm.threads places"
+                            + " threads by name only", e);
             SERVER.completeExceptionally(e);
         }
-    }
-
-    /** Whether the server could not be started at all (then it never will be). */
-    public static boolean failed() {
-        return SERVER.isCompletedExceptionally();
     }
 }

@@ -2,9 +2,7 @@ package io.jtrace.agent.tracks;
 
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.protos.CounterDescriptor;
-import io.jtrace.protos.DebugAnnotation;
 import io.jtrace.protos.TracePacket;
-import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
@@ -99,28 +97,13 @@ public final class PolledSequence {
 
     /** Describes a counter track under {@code parentUuid}, in {@code unit}. */
     public void describeCounter(long trackUuid, long parentUuid, String name, CounterDescriptor.Unit unit) {
-        ProtoWriter p = writer.beginPacket();
-        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
-        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
-        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, parentUuid);
-        p.string(TrackDescriptor.NAME_FIELD_NUMBER, name);
-        p.beginNested(TrackDescriptor.COUNTER_FIELD_NUMBER);
-        if (unit != CounterDescriptor.Unit.UNIT_UNSPECIFIED) {
-            p.varint(CounterDescriptor.UNIT_FIELD_NUMBER, unit.getNumber());
-        }
-        p.endNested();
-        p.endNested();
+        ProcessTrack.writeTrack(writer.beginPacket(), trackUuid, parentUuid, name, unit);
         writer.endPacket();
     }
 
     /** Describes a slice track named {@code name} under {@code parentUuid}. */
     public void describeSliceTrack(long trackUuid, long parentUuid, String name) {
-        ProtoWriter p = writer.beginPacket();
-        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
-        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
-        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, parentUuid);
-        p.string(TrackDescriptor.NAME_FIELD_NUMBER, name);
-        p.endNested();
+        ProcessTrack.writeTrack(writer.beginPacket(), trackUuid, parentUuid, name, null);
         writer.endPacket();
     }
 
@@ -171,27 +154,6 @@ public final class PolledSequence {
         event = null;
         writer.endPacket();
         return writer.droppedPackets() == eventDrops;
-    }
-
-    public static void annotation(ProtoWriter p, String name, String value) {
-        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
-        p.string(DebugAnnotation.STRING_VALUE_FIELD_NUMBER, value);
-        p.endNested();
-    }
-
-    public static void annotation(ProtoWriter p, String name, long value) {
-        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
-        p.varint(DebugAnnotation.INT_VALUE_FIELD_NUMBER, value);
-        p.endNested();
-    }
-
-    public static void annotation(ProtoWriter p, String name, boolean value) {
-        p.beginNested(TrackEvent.DEBUG_ANNOTATIONS_FIELD_NUMBER);
-        p.string(DebugAnnotation.NAME_FIELD_NUMBER, name);
-        p.bool(DebugAnnotation.BOOL_VALUE_FIELD_NUMBER, value);
-        p.endNested();
     }
 
     public void flush() {

@@ -161,13 +161,25 @@ public final class ProcessTrack {
 
     /** Writes the descriptor of a named track under the process into an already open packet. */
     public void writeNamedTrack(ProtoWriter p, long trackUuid, String trackName, boolean counter) {
+        writeTrack(p, trackUuid, uuid, trackName, counter ? CounterDescriptor.Unit.UNIT_UNSPECIFIED : null);
+    }
+
+    /**
+     * Writes, into an open packet, the descriptor of a track named {@code trackName} under
+     * {@code parentUuid} (the process, or a thread's track): a counter track in {@code counterUnit}, or a
+     * slice track when that is null.
+     */
+    public static void writeTrack(ProtoWriter p, long trackUuid, long parentUuid, String trackName,
+                                  CounterDescriptor.Unit counterUnit) {
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
         p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
-        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, uuid);
+        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, parentUuid);
         p.string(TrackDescriptor.NAME_FIELD_NUMBER, trackName);
-        if (counter) {
+        if (counterUnit != null) {
             p.beginNested(TrackDescriptor.COUNTER_FIELD_NUMBER);
-            p.varint(CounterDescriptor.IS_INCREMENTAL_FIELD_NUMBER, 0);
+            if (counterUnit != CounterDescriptor.Unit.UNIT_UNSPECIFIED) {
+                p.varint(CounterDescriptor.UNIT_FIELD_NUMBER, counterUnit.getNumber());
+            }
             p.endNested();
         }
         p.endNested();
