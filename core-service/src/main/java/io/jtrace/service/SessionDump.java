@@ -7,6 +7,7 @@ import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
 import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.service.output.WholeTraceFile;
 import io.jtrace.service.status.DumpResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -92,14 +93,16 @@ final class SessionDump {
         }
 
         DumpResult write() {
-            try (TraceFileWriter out = new TraceFileWriter(file)) {
+            // Whole or not at all: a failed dump leaves no partial file behind.
+            try (WholeTraceFile whole = WholeTraceFile.beside(file)) {
+                TraceFileWriter out = whole.writer();
                 servicePackets.writeHeader(startClocks, config, out);
                 servicePackets.writeClockSnapshot(ClockReader.snapshot(), out);
                 for (TraceBuffer copy : copies) {
                     copy.readAll(identity, out, true);
                 }
                 servicePackets.writeStats(stats, out);
-                out.flush();
+                whole.commit();
                 return new DumpResult(sessionId, file, out.bytes(), out.packets());
             } catch (IOException | UncheckedIOException e) {
                 throw new InvalidConfigException("cannot write the dump to '" + file + "': " + e.getMessage());

@@ -65,7 +65,8 @@ final class LossWatcher implements AutoCloseable {
         seen.putAll(now);
         synchronized (this) {
             scheduled = false;
-            if (!sessions.isEmpty()) {
+            // Ended sessions stay listed (STOPPED); an idle agent must not keep a timer for them.
+            if (sessions.stream().anyMatch(s -> !"STOPPED".equals(s.state()))) {
                 watch();
             }
         }

@@ -14,7 +14,8 @@ import java.util.Set;
  * options that load the agent without starting a session.
  *
  * @param text the whole option string (what {@code start} and a plain load parse as agent options)
- * @param logLevel the {@code log} option of a stop/flush/status/dump, else null
+ * @param logLevel the {@code log} option of a stop/flush/status/dump, else null: the agent's log level
+ *     when this command is the one that loads the agent (fixed once the agent has logged)
  */
 public record AgentCommand(Verb verb, String text, String name, String file, String logLevel) {
     public enum Verb { LOAD, START, STOP, FLUSH, STATUS, DUMP }

@@ -18,9 +18,12 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -54,6 +57,12 @@ public final class SessionRegistry implements TracingControl {
     private final TracingService service;
     private final RequestParser parser;
     private final Map<String, AgentSession> running = new LinkedHashMap<>();
+    /**
+     * Names and files of sessions starting or running: taken before a session starts, so two starts at
+     * once (jcmd and JMX) can neither share a name nor write one file, and given back when it ends.
+     */
+    private final Set<String> namesTaken = new HashSet<>();
+    private final Map<Path, String> filesTaken = new HashMap<>();
     private final Deque<SessionInfo> ended = new ArrayDeque<>();
     private final List<SessionListener> listeners = new CopyOnWriteArrayList<>();
     private int nextNumber = 1;
@@ -84,24 +93,36 @@ public final class SessionRegistry implements TracingControl {
     /** Starts a session; returns once its data sources have started. */
     public SessionInfo start(SessionRequest request) {
         String name;
+        Path file;
         synchronized (this) {
             name = request.name() != null ? request.name() : nextName();
-            if (running.containsKey(name)) {
+            if (namesTaken.contains(name)) {
                 throw new IllegalArgumentException("a session named '" + name + "' is already running");
             }
+            file = request.file() != null ? request.file() : defaultFile(name);
+            String writer = filesTaken.get(key(file));
+            if (writer != null) {
+                throw new IllegalArgumentException("session '" + writer + "' already writes " + file
+                        + "; give this one another file");
+            }
+            namesTaken.add(name);
+            filesTaken.put(key(file), name);
         }
-        Path file = request.file() != null ? request.file() : defaultFile(name);
         AgentSession session;
         try {
             session = AgentSession.start(service, name, request.mode(), file, request.config());
         } catch (ExecutionException e) {
+            release(name, file);
             throw startFailure(e.getCause());
         } catch (TimeoutException e) {
+            release(name, file);
             throw new IllegalStateException("session '" + name + "' did not start within 10 s");
         } catch (InterruptedException e) {
+            release(name, file);
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting session '" + name + "'");
         } catch (Exception e) {
+            release(name, file);
             throw startFailure(e);
         }
         synchronized (this) {
@@ -115,6 +136,16 @@ public final class SessionRegistry implements TracingControl {
             listener.started(info);
         }
         return info;
+    }
+
+    private synchronized void release(String name, Path file) {
+        namesTaken.remove(name);
+        filesTaken.remove(key(file), name);
+    }
+
+    /** A file as compared between sessions and dumps. */
+    private static Path key(Path file) {
+        return file.toAbsolutePath().normalize();
     }
 
     private static RuntimeException startFailure(Throwable cause) {
@@ -183,6 +214,8 @@ public final class SessionRegistry implements TracingControl {
         SessionInfo info = SessionInfos.of(session, session.finalStatus(), "STOPPED", error);
         synchronized (this) {
             running.remove(session.name, session);
+            namesTaken.remove(session.name);
+            filesTaken.remove(key(session.file), session.name);
             ended.addFirst(info);
             while (ended.size() > ENDED_KEPT) {
                 ended.removeLast();
@@ -211,11 +244,15 @@ public final class SessionRegistry implements TracingControl {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while stopping session '" + session.name + "'");
         }
-        if (info != null) {
-            return info;
+        if (info == null) {
+            throw new IllegalStateException("session '" + session.name + "' did not finish its file " + session.file
+                    + " within " + STOP_TIMEOUT_MS + " ms");
         }
-        throw new IllegalStateException("session '" + session.name + "' did not finish its file " + session.file
-                + " within " + STOP_TIMEOUT_MS + " ms");
+        if (info.error() != null && !info.error().isEmpty()) {
+            // Ended, but its file is not whole: a command that reported success here would hide that.
+            throw new IllegalStateException("session '" + session.name + "' stopped, but " + info.error());
+        }
+        return info;
     }
 
     @Override
@@ -245,9 +282,12 @@ public final class SessionRegistry implements TracingControl {
                     + " already; dump works on ring-mode sessions (start one with the option 'ring')");
         }
         Path path = Path.of(file).toAbsolutePath();
-        if (path.normalize().equals(session.file.toAbsolutePath().normalize())) {
-            throw new IllegalArgumentException("session '" + session.name + "' writes " + path
-                    + " when it ends; dump into another file");
+        String writer;
+        synchronized (this) {
+            writer = filesTaken.get(key(path));
+        }
+        if (writer != null) {
+            throw new IllegalArgumentException("session '" + writer + "' writes " + path + "; dump into another file");
         }
         DumpResult result = await(service.dump(session.id(), path), "dumping session '" + session.name + "'");
         DumpInfo info = new DumpInfo(session.name, path.toString(), result.bytes(), result.packets());

@@ -8,12 +8,13 @@ import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.service.output.WholeTraceFile;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,6 +55,9 @@ public final class JfrToTrace {
     }
 
     public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException {
+        if (Files.exists(out) && Files.isSameFile(out, jfr)) {
+            throw new JfrInputException(out + ": the output would overwrite the recording");
+        }
         ChunkScan scan = checkInput(jfr);
         JvmIdentity jvm = JvmIdentity.find(jfr);
         // Thread tracks need a pid; a recording without jdk.JVMInformation gets 1, and says so nowhere else.
@@ -153,8 +157,8 @@ public final class JfrToTrace {
         }
         try (Salvage salvage = Salvage.of(jfr, scan)) {
             if (salvage.scan.chunks().isEmpty()) {
-                Files.deleteIfExists(out);
-                return new ConversionReport(Map.of(), 0, 0, 0, 0, scan.fileSize(), "no chunk is readable: " + salvage.loss, 0, 0);
+                // Nothing to convert is a failure, not a conversion with loss.
+                throw new JfrInputException(jfr + ": no chunk is readable: " + salvage.loss);
             }
             return writeTo(out, jfr, salvage.file, salvage.scan, salvage.loss, setup);
         } catch (ParseFailure f) {
@@ -164,18 +168,15 @@ public final class JfrToTrace {
 
     private ConversionReport writeTo(Path out, Path named, Path jfr, ChunkScan scan, String loss, TargetSetup setup)
             throws IOException, JfrInputException, ParseFailure {
-        boolean done = false;
-        try (TraceFileWriter writer = new TraceFileWriter(out)) {
+        // Whole or not at all: a failed conversion leaves no partial file, and an output that names an
+        // input (convert x.jfr -o x.jfr) replaces it only once the conversion is complete.
+        try (WholeTraceFile whole = WholeTraceFile.beside(out)) {
+            TraceFileWriter writer = whole.writer();
             Target target = setup.open(writer);
             ConversionReport report = convertEvents(named, jfr, scan, writer, target);
-            writer.flush();
-            done = true;
+            whole.commit();
             return new ConversionReport(report.eventsPerType(), report.eventsWritten(), report.eventsSkipped(),
                     report.chunksRead(), report.bytesRead(), Files.size(named), loss, writer.packets(), writer.bytes());
-        } finally {
-            if (!done) {
-                Files.deleteIfExists(out);
-            }
         }
     }
 

@@ -109,7 +109,10 @@ final class Annotations {
     static String threadLabel(RecordedThread t) {
         String name = ThreadNames.of(t);
         long tid = t.getOSThreadId();
-        return tid > 0 ? name + " (" + tid + ")" : name;
+        if (tid > 0) {
+            return name + " (" + tid + ")";
+        }
+        return (name.isEmpty() ? "virtual thread" : name) + " #" + t.getJavaThreadId();
     }
 
     private static String cap(String s) {

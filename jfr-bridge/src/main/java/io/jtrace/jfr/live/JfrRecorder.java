@@ -110,6 +110,9 @@ final class JfrRecorder implements DataSourceInstance {
                 rs.start();
             } catch (RuntimeException e) {
                 LOG.warn("jtrace jvm.jfr: the JFR recording stream failed: {}", e.toString());
+            } finally {
+                // A stream that failed to start never runs: stop start()'s wait at once (its lock is held).
+                running.countDown();
             }
         }, "jtrace-jfr");
         dispatcher.setDaemon(true);

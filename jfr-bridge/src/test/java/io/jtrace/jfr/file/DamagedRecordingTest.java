@@ -1,5 +1,6 @@
 package io.jtrace.jfr.file;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,14 +79,42 @@ class DamagedRecordingTest {
     }
 
     @Test
-    void recordingCutInsideItsOnlyChunkHeaderIsReportedWithKeepGoingAndConvertsNothing() throws Exception {
+    void recordingCutInsideItsOnlyChunkHeaderFailsEvenWithKeepGoingAndWritesNothing() throws Exception {
         Path stub = dir.resolve("stub.jfr");
         Files.write(stub, java.util.Arrays.copyOf(Files.readAllBytes(first), 40));
         assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).convert(stub, dir.resolve("stub.pftrace")));
-        ConversionReport report = new JfrToTrace(true, null).convert(stub, dir.resolve("stub2.pftrace"));
-        assertEquals(0, report.eventsWritten());
-        assertTrue(report.loss().contains("truncated inside its header"), report.loss());
+        // Nothing readable is a failure (exit 1), not a conversion with loss: no events were written.
+        JfrInputException e = assertThrows(JfrInputException.class,
+                () -> new JfrToTrace(true, null).convert(stub, dir.resolve("stub2.pftrace")));
+        assertTrue(e.getMessage().contains("truncated inside its header"), e.getMessage());
         assertFalse(Files.exists(dir.resolve("stub2.pftrace")), "nothing readable, nothing written");
+        try (var left = Files.list(dir)) {
+            assertFalse(left.anyMatch(f -> f.getFileName().toString().endsWith(".partial")), "no temporary file left");
+        }
+    }
+
+    @Test
+    void convertingARecordingOntoItselfIsRefusedAndLeavesItWhole() throws Exception {
+        byte[] before = Files.readAllBytes(first);
+        JfrInputException e = assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).convert(first, first));
+        assertTrue(e.getMessage().contains("would overwrite the recording"), e.getMessage());
+        assertArrayEquals(before, Files.readAllBytes(first));
+    }
+
+    @Test
+    void aConversionThatFailsWhileWritingLeavesAnExistingOutputAsItWas() throws Exception {
+        Path corrupt = concatenated("corrupt-late.jfr", 0);
+        // Garbage after the second chunk's header: the failure comes while the trace is being written.
+        long start = Files.size(first) + ChunkScanner.HEADER_BYTES;
+        byte[] garbage = new byte[(int) Math.min(4096, Files.size(second) - ChunkScanner.HEADER_BYTES)];
+        java.util.Arrays.fill(garbage, (byte) 0xFF);
+        try (FileChannel ch = FileChannel.open(corrupt, StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(garbage), start);
+        }
+        Path out = dir.resolve("existing.pftrace");
+        Files.writeString(out, "an earlier trace");
+        assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).convert(corrupt, out));
+        assertEquals("an earlier trace", Files.readString(out));
     }
 
     @Test
