@@ -120,6 +120,23 @@ class SessionRegistryTest {
     }
 
     @Test
+    void twoSessionsNeverWriteOneFileAndADumpNeverTakesARunningSessionsFile() throws Exception {
+        start("r", SessionRequest.Mode.RING, "r.pftrace");
+        start("f", SessionRequest.Mode.FILE, "f.pftrace");
+        IllegalArgumentException shared = assertThrows(IllegalArgumentException.class,
+                () -> start("g", SessionRequest.Mode.FILE, "f.pftrace"));
+        assertEquals("session 'f' already writes " + dir.resolve("f.pftrace") + "; give this one another file",
+                shared.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> registry.dump("r", dir.resolve("f.pftrace").toString())).getMessage()
+                .contains("session 'f' writes"), "a dump never truncates another session's live file");
+        registry.stop("f");
+        start("g", SessionRequest.Mode.FILE, "f.pftrace"); // free again once 'f' has ended
+        assertEquals("g", registry.stop("g").name());
+        assertTrue(packets(dir.resolve("f.pftrace")).get(1).hasTraceConfig(), "the file decodes as one whole trace");
+    }
+
+    @Test
     void whichSessionIsMeantMustBeClear() {
         assertEquals("no tracing session is running",
                 assertThrows(IllegalStateException.class, () -> registry.stop("")).getMessage());
