@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.it.trace.TraceModel;
 import io.jtrace.it.workload.JvmWorkload;
+import io.jtrace.it.workload.ManyThreadsWorkload;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;
@@ -107,6 +108,38 @@ class JvmSourcesDescribeTheJvmTest {
         assertTrue(maxOn(model, "loaded classes") > 100, "jvm.memory's loaded classes");
         assertTrue(maxOn(model, "java.nio:name=direct,type=BufferPool/MemoryUsed") >= direct, "jvm.jmx's attribute");
         assertTrue(maxOn(model, "java.lang:type=Memory/HeapMemoryUsage/used") > 0, "jvm.jmx's composite key");
+    }
+
+    /**
+     * The scale the issue names: 1,000 threads started during the session, half of them with names whose
+     * native form is ambiguous, each on a track of its own with its OS tid and its name; the agent prints
+     * nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void aThousandThreadsStartedDuringTheSessionEachGetTheirOwnTrack(String jdk) throws Exception {
+        Path trace = dir.resolve("many.pftrace");
+        ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,file=" + trace + ",sources=jvm.threads",
+                trace, dir, ChildJvm.DEFAULT_JVM_FLAGS, ChildJvm.DEFAULT_TIMEOUT, ManyThreadsWorkload.class.getName(), "1000");
+        assertEquals("", result.stderr(), "the agent prints nothing");
+        Map<String, Long> truth = result.report();
+        assertEquals(1000, truth.size());
+        TraceModel model = TraceModel.read(trace);
+        assertEquals(List.of(), model.problems);
+        Map<Long, String> namesByTid = new java.util.HashMap<>();
+        for (TracePacket p : model.packets) {
+            if (p.hasTrackDescriptor() && p.getTrackDescriptor().hasThread()) {
+                namesByTid.put(p.getTrackDescriptor().getThread().getTid(), p.getTrackDescriptor().getThread().getThreadName());
+            }
+        }
+        List<String> wrong = new ArrayList<>();
+        for (Map.Entry<String, Long> e : truth.entrySet()) {
+            String name = e.getKey().substring("TID_".length());
+            if (!name.equals(namesByTid.get(e.getValue()))) {
+                wrong.add(name + " (tid " + e.getValue() + ") -> " + namesByTid.get(e.getValue()));
+            }
+        }
+        assertEquals(List.of(), wrong, "threads without their own track, or on another's");
     }
 
     private static TrackDescriptor threadTrack(List<TrackDescriptor> descriptors, long tid) {
