@@ -102,6 +102,24 @@ class AgentTracesJvmTest {
         // Each GC also moves the heap counter (before at its start, after at its end) and names every
         // pool's bytes before and after; GC tracks sit under the process.
         assertTrue(model.countersOnTracksNamed("heap used at GC").size() >= reported.get("GCS"), "heap counter at each GC");
+        // The counter holds, at each GC's end, the heap its slice says was used after it (and at its start
+        // the heap used before, when the GC took at least the milliseconds GcInfo counts in).
+        List<TraceModel.CounterSample> heap = model.countersOnTracksNamed("heap used at GC").stream()
+                .sorted(java.util.Comparator.comparingLong(TraceModel.CounterSample::timestamp)).toList();
+        int gcChecked = 0;
+        for (TraceModel.EventRecord e : model.events) {
+            if (e.event().getCategoriesList().contains("gc") && e.event().getType() == TrackEvent.Type.TYPE_SLICE_BEGIN) {
+                Map<String, Long> args = e.event().getDebugAnnotationsList().stream()
+                        .collect(Collectors.toMap(DebugAnnotation::getName, DebugAnnotation::getIntValue, (x, y) -> x));
+                long end = e.timestamp() + args.get("duration_ms") * 1_000_000L;
+                assertEquals((double) args.get("heap_used_after"), heapAt(heap, end), "heap counter at the end of a GC");
+                if (args.get("duration_ms") > 0) {
+                    assertEquals((double) args.get("heap_used_before"), heapAt(heap, e.timestamp()), "heap counter at a GC's start");
+                }
+                gcChecked++;
+            }
+        }
+        assertTrue(gcChecked >= reported.get("GCS"), "every GC checked");
         TrackEvent gcBegin = model.packets.stream().filter(p -> p.hasTrackEvent() && p.getTrackEvent().getCategoriesList().contains("gc"))
                 .map(TracePacket::getTrackEvent).findFirst().orElseThrow();
         Set<String> annotations = gcBegin.getDebugAnnotationsList().stream().map(DebugAnnotation::getName).collect(Collectors.toSet());
@@ -132,6 +150,18 @@ class AgentTracesJvmTest {
         TracePacket stats = model.packets.get(model.packets.size() - 1);
         assertTrue(stats.hasTraceStats(), "the trace ends with trace stats");
         assertEquals(0, stats.getTraceStats().getBufferStats(0).getAbiViolations());
+    }
+
+    /** The last heap sample at or before {@code t}. */
+    private static double heapAt(List<TraceModel.CounterSample> heap, long t) {
+        double value = Double.NaN;
+        for (TraceModel.CounterSample s : heap) {
+            if (s.timestamp() > t) {
+                break;
+            }
+            value = s.value();
+        }
+        return value;
     }
 
     @ParameterizedTest(name = "{0}")

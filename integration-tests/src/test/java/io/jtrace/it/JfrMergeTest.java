@@ -24,10 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class JfrMergeTest {
     private static final int STEPS = 200;
-    /**
-     * How far apart the two clocks of a merge may put back-to-back events: JFR's wall clock (read with its
-     * chunk's start ticks) against the trace's clock snapshots measured a few microseconds apart.
-     */
 
     @TempDir
     Path dir;

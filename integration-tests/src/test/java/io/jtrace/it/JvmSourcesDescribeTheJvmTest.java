@@ -63,6 +63,13 @@ class JvmSourcesDescribeTheJvmTest {
                 .map(d -> d.getThread().getThreadName()).distinct().collect(Collectors.toList());
         assertEquals(List.of("before-rename", "after-rename"), names);
         assertEquals("after-rename", model.tracks.get(threadTrack(descriptors, renamedTid).getUuid()).getThread().getThreadName());
+        long renamedState = childTrack(model, threadTrack(descriptors, renamedTid).getUuid(), "Java state");
+        List<Map<String, String>> renames = model.events.stream()
+                .filter(e -> e.track() == renamedState && "renamed".equals(e.name()))
+                .map(e -> e.event().getDebugAnnotationsList().stream()
+                        .collect(Collectors.toMap(a -> a.getName(), a -> a.getStringValue())))
+                .collect(Collectors.toList());
+        assertEquals(List.of(Map.of("from", "before-rename", "to", "after-rename")), renames, "the rename's instant");
 
         // BLOCKED where the child blocked the waiter, on the waiter's state track.
         long waiterTrack = threadTrack(descriptors, truth.get("TID_blocked-waiter")).getUuid();
