@@ -115,6 +115,44 @@ class TrackEventSessionsTest {
         }
     }
 
+    @Test
+    void argumentsBeyondTheCapacityAreCountedAndAnAsyncSliceClosesOnItsTrack() throws Exception {
+        try (RecordingContext context = new RecordingContext(Files.createDirectories(dir.resolve("args")), 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 19));
+            DataSourceInstance instance = start(source, context, TrackEventConfig.newBuilder().addEnabledCategories("sessions-a"));
+            io.jtrace.api.Event e = TrackEvent.event(A);
+            for (int i = 0; i < io.jtrace.api.Event.MAX_ARGS + 2; i++) {
+                e.arg("a" + i, i);
+            }
+            e.instant("sessions-a/many");
+            io.jtrace.api.AsyncTrack track = io.jtrace.api.AsyncTrack.named("request");
+            try (Slice s = TrackEvent.event(A).on(track).slice("sessions-a/async")) {
+                Thread.onSpinWait();
+            }
+            instance.stop();
+
+            List<TracePacket> packets = context.read();
+            List<String> args = new ArrayList<>();
+            List<String> onTrack = new ArrayList<>();
+            for (TracePacket p : packets) {
+                io.jtrace.protos.TrackEvent te = p.getTrackEvent();
+                if (te.getType() == io.jtrace.protos.TrackEvent.Type.TYPE_INSTANT) {
+                    te.getDebugAnnotationsList().forEach(d -> args.add(d.getName() + "=" + d.getIntValue()));
+                }
+                if (te.getTrackUuid() == track.uuid()) {
+                    onTrack.add(te.getType().name());
+                }
+            }
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < io.jtrace.api.Event.MAX_ARGS; i++) {
+                expected.add("a" + i + "=" + i);
+            }
+            expected.add(EventExtras.DROPPED_ARGS + "=2");
+            assertEquals(expected, args);
+            assertEquals(List.of("TYPE_SLICE_BEGIN", "TYPE_SLICE_END"), onTrack, "the closer ends the slice on the async track");
+        }
+    }
+
     /** Traced code that runs while the caller's event is being built. */
     private static long innerCall() {
         TrackEvent.event(A).arg("inner", 2).begin("sessions-a/inner");
