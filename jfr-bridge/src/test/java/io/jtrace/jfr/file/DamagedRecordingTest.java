@@ -103,14 +103,8 @@ class DamagedRecordingTest {
 
     @Test
     void aConversionThatFailsWhileWritingLeavesAnExistingOutputAsItWas() throws Exception {
-        Path corrupt = concatenated("corrupt-late.jfr", 0);
-        // Garbage after the second chunk's header: the failure comes while the trace is being written.
-        long start = Files.size(first) + ChunkScanner.HEADER_BYTES;
-        byte[] garbage = new byte[(int) Math.min(4096, Files.size(second) - ChunkScanner.HEADER_BYTES)];
-        java.util.Arrays.fill(garbage, (byte) 0xFF);
-        try (FileChannel ch = FileChannel.open(corrupt, StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap(garbage), start);
-        }
+        // The failure comes while the trace is being written: after the first chunk converted.
+        Path corrupt = garbageInSecondChunk("corrupt-late.jfr");
         Path out = dir.resolve("existing.pftrace");
         Files.writeString(out, "an earlier trace");
         assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).convert(corrupt, out));
@@ -128,14 +122,7 @@ class DamagedRecordingTest {
 
     @Test
     void garbageInsideAChunkFailsWithAClearErrorOrWithKeepGoingLeavesOutThatChunkOnly() throws Exception {
-        Path corrupt = concatenated("corrupt.jfr", 0);
-        // Overwrite the second chunk's body (after its header) with garbage: headers stay valid, events do not.
-        long start = Files.size(first) + ChunkScanner.HEADER_BYTES;
-        byte[] garbage = new byte[(int) Math.min(4096, Files.size(second) - ChunkScanner.HEADER_BYTES)];
-        java.util.Arrays.fill(garbage, (byte) 0xFF);
-        try (FileChannel ch = FileChannel.open(corrupt, StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap(garbage), start);
-        }
+        Path corrupt = garbageInSecondChunk("corrupt.jfr");
         Path out = dir.resolve("corrupt.pftrace");
         JfrInputException e = assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).convert(corrupt, out));
         assertTrue(e.getMessage().startsWith(corrupt + ": parsing stopped after "), e.getMessage());
@@ -148,5 +135,17 @@ class DamagedRecordingTest {
         assertTrue(report.loss().contains("does not parse"), report.loss());
         assertEquals(GroundTruth.of(first).countPerType, report.eventsPerType());
         assertEquals(List.of(), DecodedTrace.read(out).problems);
+    }
+
+    /** Both recordings, the second chunk's body (after its header) overwritten with garbage: headers stay valid, events do not. */
+    private Path garbageInSecondChunk(String name) throws Exception {
+        Path corrupt = concatenated(name, 0);
+        long start = Files.size(first) + ChunkScanner.HEADER_BYTES;
+        byte[] garbage = new byte[(int) Math.min(4096, Files.size(second) - ChunkScanner.HEADER_BYTES)];
+        java.util.Arrays.fill(garbage, (byte) 0xFF);
+        try (FileChannel ch = FileChannel.open(corrupt, StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(garbage), start);
+        }
+        return corrupt;
     }
 }
