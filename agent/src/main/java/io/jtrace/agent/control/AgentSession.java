@@ -5,7 +5,7 @@ import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.Consumer;
 import io.jtrace.service.ConsumerEndpoint;
 import io.jtrace.service.TracingService;
-import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.service.output.WholeTraceFile;
 import io.jtrace.service.status.SessionStatus;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,7 +43,8 @@ final class AgentSession implements Consumer {
     private final TracingService service;
     private final ConsumerEndpoint endpoint;
     /** A RING session's file, open from the start so a bad path fails the start, not the end. */
-    private final TraceFileWriter ringFile;
+    /** A ring session's file: written whole when it ends, in place of the target only then. */
+    private final WholeTraceFile ringFile;
     private volatile long id;
     /** The service's last view of the session, taken as it ended (its buffers' final counters). */
     private volatile SessionStatus finalStatus;
@@ -53,7 +54,7 @@ final class AgentSession implements Consumer {
     final CompletableFuture<SessionInfo> endInfo = new CompletableFuture<>();
 
     private AgentSession(TracingService service, String name, SessionRequest.Mode mode, Path file, TraceConfig config,
-                         TraceFileWriter ringFile) {
+                         WholeTraceFile ringFile) {
         this.name = name;
         this.mode = mode;
         this.file = file;
@@ -70,7 +71,7 @@ final class AgentSession implements Consumer {
     static AgentSession start(TracingService service, String name, SessionRequest.Mode mode, Path file,
                               TraceConfig requested) throws Exception {
         TraceConfig.Builder config = requested.toBuilder().setUniqueSessionName(name);
-        TraceFileWriter ringFile = null;
+        WholeTraceFile ringFile = null;
         if (mode == SessionRequest.Mode.FILE) {
             config.setWriteIntoFile(true)
                     .setOutputPath(file.toAbsolutePath().toString())
@@ -80,7 +81,9 @@ final class AgentSession implements Consumer {
         } else {
             config.setWriteIntoFile(false).clearOutputPath();
             try {
-                ringFile = new TraceFileWriter(file);
+                // Beside the target: fails at once if it cannot be written, and leaves a file already there
+                // untouched until this session's trace replaces it whole.
+                ringFile = WholeTraceFile.beside(file);
             } catch (IOException | RuntimeException e) {
                 throw new IllegalArgumentException("cannot write the trace file '" + file + "': " + e);
             }
@@ -88,7 +91,9 @@ final class AgentSession implements Consumer {
         AgentSession session = new AgentSession(service, name, mode, file, config.build(), ringFile);
         try {
             session.id = session.endpoint.enableTracing(session.config).get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
+            // Reported as not started: so it must not run on unseen (nothing would ever stop it).
+            session.endpoint.freeBuffers();
             session.closeRingFile();
             throw e;
         }
@@ -115,9 +120,12 @@ final class AgentSession implements Consumer {
             endpoint.freeBuffers().whenComplete((v, e) -> finish(error));
             return;
         }
-        endpoint.readBuffers(ringFile).whenComplete((packets, readError) -> {
+        endpoint.readBuffers(ringFile.writer()).whenComplete((packets, readError) -> {
             String failure = readError != null ? "writing " + file + " failed: " + readError.getMessage() : null;
             try {
+                if (failure == null) {
+                    ringFile.commit();
+                }
                 ringFile.close();
             } catch (IOException e) {
                 failure = "writing " + file + " failed: " + e.getMessage();

@@ -22,6 +22,8 @@ public final class ControlCommand {
     private String name = "";
     private String file;
     private Path config;
+    /** The --config file's text, read while parsing: a file that cannot be read fails before any attach. */
+    private String configText;
     private String options = "";
 
     private ControlCommand(String verb) {
@@ -62,9 +64,6 @@ public final class ControlCommand {
         } catch (IllegalArgumentException | IllegalStateException e) {
             err.println("jtrace " + command.verb + ": " + e.getMessage());
             return ExitCodes.COMMAND_FAILED;
-        } catch (IOException e) {
-            err.println("jtrace " + command.verb + ": " + e.getMessage());
-            return ExitCodes.USAGE;
         } catch (RuntimeException e) {
             // A JMX transport failure (the JVM exited meanwhile) surfaces as an undeclared exception.
             Throwable cause = e.getCause() != null ? e.getCause() : e;
@@ -105,6 +104,13 @@ public final class ControlCommand {
             if (config != null && !options.isEmpty()) {
                 throw new IllegalArgumentException("give either --config or options, not both");
             }
+            if (config != null) {
+                try {
+                    configText = Files.readString(config, StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("cannot read --config " + config + ": " + e);
+                }
+            }
         }
         if (verb.equals("dump") && file == null) {
             throw new IllegalArgumentException("dump needs --out <file>");
@@ -114,12 +120,12 @@ public final class ControlCommand {
         }
     }
 
-    private List<String> execute(TracingMXBean tracing) throws IOException {
+    private List<String> execute(TracingMXBean tracing) {
         List<String> lines = new ArrayList<>();
         switch (verb) {
             case "start" -> {
                 SessionInfo s = config != null
-                        ? tracing.startWithConfig(Files.readString(config, StandardCharsets.UTF_8), file == null ? "" : file)
+                        ? tracing.startWithConfig(configText, file == null ? "" : file)
                         : tracing.start(file == null ? options : withFile(options, file));
                 lines.add("started " + SessionInfos.line(s));
             }

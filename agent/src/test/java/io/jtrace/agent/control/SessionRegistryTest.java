@@ -137,6 +137,22 @@ class SessionRegistryTest {
     }
 
     @Test
+    void aRingSessionThatFailsToStartLeavesAFileAlreadyAtItsPathAsItWas() throws Exception {
+        Path existing = dir.resolve("earlier.pftrace");
+        Files.writeString(existing, "an earlier trace");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> registry.start(new SessionRequest("bad", TraceConfig.newBuilder().build(), SessionRequest.Mode.RING, existing)));
+        assertTrue(e.getMessage().contains("no buffers"), e.getMessage());
+        assertEquals("an earlier trace", Files.readString(existing));
+        try (var files = Files.list(dir)) {
+            assertTrue(files.noneMatch(f -> f.getFileName().toString().endsWith(".partial")), "no temporary file left");
+        }
+        start("bad", SessionRequest.Mode.RING, "earlier.pftrace"); // its name and file are free again
+        registry.stop("bad");
+        assertTrue(packets(existing).get(1).hasTraceConfig(), "replaced whole by the session's trace at its end");
+    }
+
+    @Test
     void whichSessionIsMeantMustBeClear() {
         assertEquals("no tracing session is running",
                 assertThrows(IllegalStateException.class, () -> registry.stop("")).getMessage());

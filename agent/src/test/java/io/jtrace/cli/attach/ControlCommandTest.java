@@ -1,6 +1,7 @@
 package io.jtrace.cli.attach;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -31,5 +32,12 @@ class ControlCommandTest {
                 refused("start", "--pid", "1", "ring", "duration=1s"));
         assertEquals("jtrace status: status shows every session; it takes no --name",
                 refused("status", "--pid", "1", "--name", "x"));
+    }
+
+    @Test
+    void aConfigFileThatCannotBeReadFailsBeforeAnyJvmIsTouched() {
+        // Pid 1 is never a JVM of ours: had the command attached first, it would have failed with 3.
+        String message = refused("start", "--pid", "1", "--config", "/no/such/config.pbtxt");
+        assertTrue(message.startsWith("jtrace start: cannot read --config /no/such/config.pbtxt: "), message);
     }
 }
