@@ -86,6 +86,7 @@ public final class ProducerClient implements Producer, AutoCloseable {
             newCommitter.start();
             committer = newCommitter;
             arbiter = new ChunkArbiter(abi, newCommitter);
+            endpoint.smbMapped();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot map the shared memory buffer " + smbPath, e);
         }

@@ -1,6 +1,7 @@
 package io.jtrace.service;
 
 import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TraceStats;
 import io.jtrace.service.buffer.PacketSink;
 import java.util.concurrent.CompletableFuture;
 
@@ -29,6 +30,9 @@ public interface ConsumerEndpoint {
      * Not for sessions that write into a file.
      */
     CompletableFuture<Long> readBuffers(PacketSink sink);
+
+    /** The session's statistics as the trace's TraceStats packet would hold them now. */
+    CompletableFuture<TraceStats> traceStats();
 
     /** Drops the session and its buffers. */
     CompletableFuture<Void> freeBuffers();

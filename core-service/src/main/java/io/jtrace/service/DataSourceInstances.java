@@ -23,13 +23,15 @@ final class DataSourceInstances {
     private static final Logger LOG = LoggerFactory.getLogger(TracingService.class);
 
     private final ServiceConfig config;
+    private final ServiceThread thread;
     private final Map<Integer, ProducerState> producers;
     private final Map<Long, TracingSession> sessions;
     private long nextInstanceId = 1;
 
-    DataSourceInstances(ServiceConfig config, Map<Integer, ProducerState> producers,
+    DataSourceInstances(ServiceConfig config, ServiceThread thread, Map<Integer, ProducerState> producers,
                         Map<Long, TracingSession> sessions) {
         this.config = config;
+        this.thread = thread;
         this.producers = producers;
         this.sessions = sessions;
     }
@@ -90,15 +92,12 @@ final class DataSourceInstances {
             return;
         }
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(config.smbDirectory(), config.smbSize(), config.smbPageSize());
-        try {
-            producer.callbacks.onTracingSetup(smb.path(), smb.pageSize());
-        } finally {
-            // Both sides have it mapped now (onTracingSetup maps before returning): drop the name so no
-            // other process can open it.
-            smb.unlink();
-        }
         producer.smb = smb;
         producer.abi = new SharedMemoryAbi(smb);
+        // The name stays until the producer says it mapped the file (smbMapped), goes away, or runs out
+        // of time: a producer in another process maps it after this call has returned.
+        thread.postAfter(ProducerEndpoint.SMB_MAP_TIMEOUT_MS, producer::unlinkSmb);
+        producer.callbacks.onTracingSetup(smb.path(), smb.pageSize());
     }
 
     void started(ProducerState producer, long instanceId) {
@@ -170,10 +169,20 @@ final class DataSourceInstances {
 
     /** A producer disconnected. */
     void producerGone(int producerId) {
+        instancesGone(producerId, null);
+    }
+
+    /** A producer unregistered a data source. */
+    void dataSourceGone(int producerId, String name) {
+        instancesGone(producerId, name);
+    }
+
+    /** The producer's instances (of data source {@code name}, or all when null) will never notify. */
+    private void instancesGone(int producerId, String name) {
         for (TracingSession session : sessions.values()) {
             // Its instances will never notify: stop waiting for them.
             for (TracingSession.Instance instance : session.instances) {
-                if (instance.producerId == producerId) {
+                if (instance.producerId == producerId && (name == null || name.equals(instance.descriptor.name()))) {
                     instance.started = true;
                     instance.stopped = true;
                 }

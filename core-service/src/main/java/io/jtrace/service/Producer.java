@@ -13,8 +13,8 @@ public interface Producer {
     void onConnect();
 
     /**
-     * The producer's SMB is ready at {@code smbPath}. This is the one synchronous call: the file must be
-     * mapped before it returns, because the service unlinks the name right after.
+     * The producer's SMB is ready at {@code smbPath}: map it, then call {@link ProducerEndpoint#smbMapped()},
+     * after which the service unlinks the name.
      */
     void onTracingSetup(Path smbPath, int pageSize);
 

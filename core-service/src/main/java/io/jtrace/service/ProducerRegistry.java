@@ -56,6 +56,12 @@ final class ProducerRegistry {
         instances.dataSourceRegistered(producer, descriptor);
     }
 
+    void unregisterDataSource(ProducerState producer, String name) {
+        if (producer.dataSources.remove(name) != null) {
+            instances.dataSourceGone(producer.id, name);
+        }
+    }
+
     void commit(ProducerState producer, CommitRequest request) {
         try {
             if (producer.connected && producer.abi != null) {
@@ -94,6 +100,7 @@ final class ProducerRegistry {
         }
         producer.connected = false;
         producers.remove(producer.id);
+        producer.unlinkSmb();
         if (reason != null) {
             LOG.warn("jtrace: disconnecting producer {} ({}): {}", producer.id, producer.name, reason);
         }

@@ -12,9 +12,17 @@ import java.nio.file.Path;
  * @param maxSessions concurrent sessions allowed
  * @param maxTotalBufferBytes sum of all sessions' trace buffer sizes allowed
  * @param defaultFlushTimeoutMillis flush timeout when the config does not set one
+ * @param maxSessionsPerUid concurrent sessions one consumer uid may have (Perfetto's default: 5)
  */
 public record ServiceConfig(int smbSize, int smbPageSize, Path smbDirectory, int maxSessions,
-                            long maxTotalBufferBytes, long defaultFlushTimeoutMillis) {
+                            long maxTotalBufferBytes, long defaultFlushTimeoutMillis, int maxSessionsPerUid) {
+    public static final int DEFAULT_MAX_SESSIONS_PER_UID = 5;
+
+    public ServiceConfig(int smbSize, int smbPageSize, Path smbDirectory, int maxSessions, long maxTotalBufferBytes,
+                         long defaultFlushTimeoutMillis) {
+        this(smbSize, smbPageSize, smbDirectory, maxSessions, maxTotalBufferBytes, defaultFlushTimeoutMillis,
+                DEFAULT_MAX_SESSIONS_PER_UID);
+    }
 
     public static ServiceConfig defaults() {
         return new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE, SharedMemoryBuffer.DEFAULT_PAGE_SIZE, null, 16,

@@ -56,7 +56,7 @@ final class SessionLifecycle {
 
     // ------------------------------------------------------------------ start
 
-    TracingSession enable(Consumer consumer, TraceConfig traceConfig) {
+    TracingSession enable(Consumer consumer, int consumerUid, TraceConfig traceConfig) {
         SessionConfigValidator.validate(traceConfig);
         String name = traceConfig.getUniqueSessionName();
         if (!name.isEmpty()) {
@@ -70,6 +70,11 @@ final class SessionLifecycle {
         if (sessions.size() >= config.maxSessions()) {
             throw new ServiceLimitException("too many tracing sessions: " + sessions.size()
                     + " running, the limit is " + config.maxSessions());
+        }
+        long ofUid = sessions.values().stream().filter(s -> s.consumerUid == consumerUid).count();
+        if (ofUid >= config.maxSessionsPerUid()) {
+            throw new ServiceLimitException("too many tracing sessions for uid " + consumerUid + ": " + ofUid
+                    + " running, the limit per uid is " + config.maxSessionsPerUid());
         }
         long requested = 0;
         for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
@@ -87,7 +92,8 @@ final class SessionLifecycle {
                 throw new InvalidConfigException("output_path '" + traceConfig.getOutputPath() + "' cannot be written: " + e);
             }
         }
-        TracingSession session = new TracingSession(nextSessionId++, consumer, traceConfig, ClockReader.snapshot());
+        TracingSession session = new TracingSession(nextSessionId++, consumer, consumerUid, traceConfig,
+                ClockReader.snapshot());
         session.file = file;
         for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
             int bufferId = nextBufferId++;

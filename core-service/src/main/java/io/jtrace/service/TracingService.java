@@ -1,6 +1,7 @@
 package io.jtrace.service;
 
 import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TraceStats;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.status.DumpResult;
@@ -41,14 +42,16 @@ public final class TracingService implements AutoCloseable {
     private final SessionLifecycle lifecycle;
     private final StatusSnapshot statusSnapshot;
     private final SessionDump sessionDump;
+    private final TraceStatsBuilder stats;
+    private final int uid = ProcessIdentity.uid();
     private final long defaultFlushTimeoutMillis;
 
     public TracingService(ServiceConfig config) {
         ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::drainIntoFile);
         ServicePackets servicePackets = new ServicePackets(ProcessIdentity.pid(), ProcessIdentity.uid());
-        TraceStatsBuilder stats = new TraceStatsBuilder(producers, sessions, buffers, sequences, chunkMover);
+        this.stats = new TraceStatsBuilder(producers, sessions, buffers, sequences, chunkMover);
         this.flushes = new FlushCoordinator(producers, thread);
-        this.instances = new DataSourceInstances(config, producers, sessions);
+        this.instances = new DataSourceInstances(config, thread, producers, sessions);
         this.output = new SessionOutput(buffers, bufferOwners, sequences, servicePackets, stats, this::stopSession);
         this.producerRegistry = new ProducerRegistry(producers, sessions, sequences, chunkMover, instances, flushes,
                 output);
@@ -66,8 +69,14 @@ public final class TracingService implements AutoCloseable {
         return new ProducerEndpointImpl(state);
     }
 
+    /** Connects a consumer of this process (its sessions count against this process's uid). */
     public ConsumerEndpoint connectConsumer(Consumer consumer) {
-        return new ConsumerEndpointImpl(consumer);
+        return connectConsumer(consumer, uid);
+    }
+
+    /** Connects a consumer whose uid the transport established; its sessions count against that uid's limit. */
+    public ConsumerEndpoint connectConsumer(Consumer consumer, int consumerUid) {
+        return new ConsumerEndpointImpl(consumer, consumerUid);
     }
 
     /** A copy of every session (buffers and their counters included) and producer, for control surfaces. */
@@ -155,6 +164,11 @@ public final class TracingService implements AutoCloseable {
         }
 
         @Override
+        public void unregisterDataSource(String name) {
+            thread.post(() -> producerRegistry.unregisterDataSource(state, name));
+        }
+
+        @Override
         public void notifyDataSourceStarted(long instanceId) {
             thread.post(() -> instances.started(state, instanceId));
         }
@@ -185,6 +199,11 @@ public final class TracingService implements AutoCloseable {
         }
 
         @Override
+        public void smbMapped() {
+            thread.post(state::unlinkSmb);
+        }
+
+        @Override
         public void disconnect() {
             thread.post(() -> producerRegistry.disconnect(state, null));
         }
@@ -192,11 +211,13 @@ public final class TracingService implements AutoCloseable {
 
     private final class ConsumerEndpointImpl implements ConsumerEndpoint {
         private final Consumer consumer;
+        private final int consumerUid;
         /** Owned by the task thread. */
         private TracingSession session;
 
-        ConsumerEndpointImpl(Consumer consumer) {
+        ConsumerEndpointImpl(Consumer consumer, int consumerUid) {
             this.consumer = consumer;
+            this.consumerUid = consumerUid;
         }
 
         @Override
@@ -205,7 +226,7 @@ public final class TracingService implements AutoCloseable {
                 if (session != null && sessions.containsKey(session.id)) {
                     throw new IllegalStateException("this consumer already has session " + session.id);
                 }
-                session = lifecycle.enable(consumer, traceConfig);
+                session = lifecycle.enable(consumer, consumerUid, traceConfig);
                 return session.started;
             }).thenCompose(f -> f);
         }
@@ -223,6 +244,11 @@ public final class TracingService implements AutoCloseable {
         @Override
         public CompletableFuture<Long> readBuffers(PacketSink sink) {
             return thread.call(() -> output.readBuffers(requireSession(), sink));
+        }
+
+        @Override
+        public CompletableFuture<TraceStats> traceStats() {
+            return thread.call(() -> stats.build(requireSession()));
         }
 
         @Override

@@ -43,6 +43,8 @@ final class TracingSession {
 
     final long id;
     final Consumer consumer;
+    /** The uid of the consumer that started it (the service's own uid for in-process consumers). */
+    final int consumerUid;
     final TraceConfig config;
     /** Global buffer ids, in the order of {@code config.buffers}. */
     final List<Integer> bufferIds = new ArrayList<>();
@@ -69,9 +71,10 @@ final class TracingSession {
     long flushesSucceeded;
     long flushesFailed;
 
-    TracingSession(long id, Consumer consumer, TraceConfig config, ClockSnapshot startClocks) {
+    TracingSession(long id, Consumer consumer, int consumerUid, TraceConfig config, ClockSnapshot startClocks) {
         this.id = id;
         this.consumer = consumer;
+        this.consumerUid = consumerUid;
         this.config = config;
         this.startClocks = startClocks;
     }

@@ -8,9 +8,10 @@ import java.util.List;
  *
  * @param state {@code STARTED}, {@code DISABLING} (stopping) or {@code DISABLED} (stopped, not yet freed)
  * @param dataSources the data source instances started for it, as {@code name@producer}
+ * @param consumerUid the uid of the consumer that started it
  * @param fileBytes bytes written into its file so far (write_into_file sessions; 0 otherwise)
  */
-public record SessionStatus(long id, String uniqueName, String state, TraceConfig config, List<BufferStatus> buffers,
+public record SessionStatus(long id, String uniqueName, String state, int consumerUid, TraceConfig config, List<BufferStatus> buffers,
                             List<String> dataSources, long fileBytes, long flushesRequested, long flushesSucceeded,
                             long flushesFailed) {
     public SessionStatus {
