@@ -1,5 +1,6 @@
 package io.jtrace.agent;
 
+import io.jtrace.agent.backend.DaemonSocket;
 import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.jmx.MBeanAttributeSpec;
@@ -41,12 +42,14 @@ import java.util.Set;
  *       categories and ring</li>
  *   <li>{@code jfr=default}: JFR events for the {@code jvm.jfr} source (and adds that source): a
  *       predefined configuration ({@code default}, {@code profile}) or {@code event#setting=value+...}</li>
+ *   <li>{@code socket=path}: the producer socket of a {@code jtrace daemon} to join (default: the daemon's
+ *       default socket, joined whenever a daemon listens there); {@code socket=off}: never join one</li>
  * </ul>
  */
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
                            List<String> categories, String logLevel, String name, boolean ring, Path config,
                            long threadsPeriodMillis, long memoryPeriodMillis, List<String> jmxAttributes,
-                           long jmxPeriodMillis, String jfr) {
+                           long jmxPeriodMillis, String jfr, DaemonSocket socket) {
 
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME,
@@ -74,6 +77,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         Path config = null;
         Set<String> given = new HashSet<>();
         String jfr = null;
+        DaemonSocket socket = DaemonSocket.DEFAULT;
         if (text != null && !text.isBlank()) {
             for (String item : text.split(",")) {
                 String trimmed = item.trim();
@@ -145,10 +149,13 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                         jfr = require(key, value);
                         JfrSettings.parse(jfr); // throws, naming what is wrong
                         break;
+                    case "socket":
+                        socket = DaemonSocket.parse(require(key, value));
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
                                 + "' (known: start, name, ring, config, duration, file, buffer, sources, categories, log,"
-                                + " threads_period, memory_period, jmx, jmx_period, jfr)");
+                                + " threads_period, memory_period, jmx, jmx_period, jfr, socket)");
                 }
             }
         }
@@ -170,7 +177,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             sources = List.copyOf(withJfr);
         }
         return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring, config,
-                threadsPeriod, memoryPeriod, jmx, jmxPeriod, jfr == null ? JfrSettings.DEFAULT : jfr);
+                threadsPeriod, memoryPeriod, jmx, jmxPeriod, jfr == null ? JfrSettings.DEFAULT : jfr, socket);
     }
 
     /** A sampling period: a duration of at least 10 ms. */

@@ -1,5 +1,8 @@
 package io.jtrace.agent;
 
+import io.jtrace.agent.backend.ConsumerSocket;
+import io.jtrace.agent.backend.DaemonSocket;
+import io.jtrace.agent.backend.SystemBackend;
 import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.jfr.AgentTrackUuids;
@@ -11,6 +14,8 @@ import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.jfr.live.JfrDataSource;
 import io.jtrace.jmx.TracingMBean;
 import io.jtrace.jmx.TracingMXBean;
+import io.jtrace.ipc.SocketPaths;
+import io.jtrace.producer.DataSource;
 import io.jtrace.producer.ProducerClient;
 import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.ServiceConfig;
@@ -46,17 +51,18 @@ final class AgentRuntime {
 
     private final TracingService service;
     private final ProducerClient producer;
+    private final List<DataSource> sources;
     private final SessionRegistry sessions;
-    private boolean mbeanRegistrationStarted;
+    private boolean backgroundStarted;
 
     private AgentRuntime() {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
         this.service = new TracingService(ServiceConfig.defaults());
-        this.producer = new ProducerClient("jvm:" + process.pid(),
-                List.of(new TrackEventDataSource(process), new GcDataSource(process),
-                        new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
-                        new JmxDataSource(process, SAMPLER),
-                        new JfrDataSource(process.pid(), process.name(), new AgentTrackUuids(process))));
+        this.sources = List.of(new TrackEventDataSource(process), new GcDataSource(process),
+                new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
+                new JmxDataSource(process, SAMPLER),
+                new JfrDataSource(process.pid(), process.name(), new AgentTrackUuids(process)));
+        this.producer = new ProducerClient("jvm:" + process.pid(), sources);
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
         this.sessions = new SessionRegistry(service, new AgentRequests());
@@ -68,19 +74,20 @@ final class AgentRuntime {
     }
 
     /**
-     * Registers {@code io.jtrace:type=Tracing} in the background, once. Off the caller's path: the
-     * platform MBean server costs tens of milliseconds to start, and premain must not make the
-     * application wait for it. Called after a start-up session has started, so the garbage that
-     * starting the MBean server makes (and any GC it causes) is traced like the application's own.
+     * Starts, once and in the background, what reaches this JVM from outside: {@code io.jtrace:type=Tracing},
+     * the consumer socket of the embedded service, and the link to a {@code jtrace daemon} at
+     * {@code daemon}. Off the caller's path: the platform MBean server costs tens of milliseconds to
+     * start, and premain must not make the application wait for it. Called after a start-up session has
+     * started, so the garbage this makes (and any GC it causes) is traced like the application's own.
      */
-    synchronized void registerMBeanInBackground() {
-        if (mbeanRegistrationStarted) {
+    synchronized void startInBackground(DaemonSocket daemon) {
+        if (backgroundStarted) {
             return;
         }
-        mbeanRegistrationStarted = true;
-        Thread jmx = new Thread(new MBeanRegistration(sessions), "jtrace-jmx-register");
-        jmx.setDaemon(true);
-        jmx.start();
+        backgroundStarted = true;
+        Thread background = new Thread(new BackgroundStart(this, daemon), "jtrace-background-start");
+        background.setDaemon(true);
+        background.start();
     }
 
     static synchronized AgentRuntime get() {
@@ -99,16 +106,26 @@ final class AgentRuntime {
         return sessions;
     }
 
-    /** Registers the MBean; a named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap. */
-    private static final class MBeanRegistration implements Runnable {
-        private final SessionRegistry sessions;
+    /** What {@link #startInBackground} runs; a named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap. */
+    private static final class BackgroundStart implements Runnable {
+        private final AgentRuntime runtime;
+        private final DaemonSocket daemon;
 
-        MBeanRegistration(SessionRegistry sessions) {
-            this.sessions = sessions;
+        BackgroundStart(AgentRuntime runtime, DaemonSocket daemon) {
+            this.runtime = runtime;
+            this.daemon = daemon;
         }
 
         @Override
         public void run() {
+            registerMBean(runtime.sessions);
+            ConsumerSocket.serve(runtime.service, SocketPaths.defaults(), ProcessHandle.current().pid());
+            if (daemon.path() != null) {
+                SystemBackend.start(daemon.path(), runtime.producer.name(), runtime.sources);
+            }
+        }
+
+        private static void registerMBean(SessionRegistry sessions) {
             try {
                 TracingMBean.register(sessions);
             } catch (InstanceAlreadyExistsException e) {

@@ -1,5 +1,6 @@
 package io.jtrace.agent;
 
+import io.jtrace.agent.backend.DaemonSocket;
 import io.jtrace.agent.control.AgentCommand;
 import io.jtrace.jmx.TracingMBean;
 import io.jtrace.jmx.TracingMXBean;
@@ -39,10 +40,16 @@ public final class JTraceAgent {
 
     /** Sets the agent up in the background when no session starts at once. */
     private static final class Initializer implements Runnable {
+        private final DaemonSocket daemon;
+
+        Initializer(DaemonSocket daemon) {
+            this.daemon = daemon;
+        }
+
         @Override
         public void run() {
             try {
-                AgentRuntime.get().registerMBeanInBackground();
+                AgentRuntime.get().startInBackground(daemon);
             } catch (Throwable t) {
                 LoggerFactory.getLogger(JTraceAgent.class).error("jtrace agent failed to initialize", t);
             }
@@ -52,10 +59,15 @@ public final class JTraceAgent {
     static void run(String args, boolean atStartup) {
         AgentCommand command;
         String logLevel;
+        DaemonSocket daemon = DaemonSocket.DEFAULT;
         try {
             command = AgentCommand.parse(args);
-            logLevel = command.verb() == AgentCommand.Verb.LOAD || command.verb() == AgentCommand.Verb.START
-                    ? AgentOptions.parse(command.text()).logLevel() : command.logLevel();
+            boolean withOptions = command.verb() == AgentCommand.Verb.LOAD || command.verb() == AgentCommand.Verb.START;
+            AgentOptions options = withOptions ? AgentOptions.parse(command.text()) : null;
+            logLevel = withOptions ? options.logLevel() : command.logLevel();
+            if (withOptions) {
+                daemon = options.socket();
+            }
         } catch (IllegalArgumentException e) {
             AgentLogging.configure("warn");
             LoggerFactory.getLogger(JTraceAgent.class).error(atStartup ? "jtrace agent not started: {}"
@@ -69,11 +81,11 @@ public final class JTraceAgent {
                 // Nothing to trace yet: set up off the application's start-up path. Tracing that starts
                 // later (jcmd) waits for this through AgentRuntime.get().
                 // A named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap.
-                Thread init = new Thread(new Initializer(), "jtrace-init");
+                Thread init = new Thread(new Initializer(daemon), "jtrace-init");
                 init.setDaemon(true);
                 init.start();
             } else {
-                registerMBean();
+                startInBackground(daemon);
             }
             return;
         }
@@ -101,15 +113,15 @@ public final class JTraceAgent {
             log.error("jtrace agent command '{}' failed", command.text(), e);
             throw e;
         } finally {
-            registerMBean();
+            startInBackground(daemon);
         }
     }
 
-    /** The MBean of this copy's runtime, if it has one, registered in the background (once). */
-    private static void registerMBean() {
+    /** The MBean, consumer socket and daemon link of this copy's runtime, if it has one, started in the background (once). */
+    private static void startInBackground(DaemonSocket daemon) {
         AgentRuntime runtime = AgentRuntime.current();
         if (runtime != null) {
-            runtime.registerMBeanInBackground();
+            runtime.startInBackground(daemon);
         }
     }
 

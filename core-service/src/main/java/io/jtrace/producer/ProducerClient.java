@@ -40,7 +40,8 @@ public final class ProducerClient implements Producer, AutoCloseable {
     private final ScheduledExecutorService thread;
     // ---- owned by the producer thread (after connect) ----
     private final Map<Long, DataSourceInstance> instances = new HashMap<>();
-    private ProducerEndpoint endpoint;
+    /** Volatile: written by connect, read by the thread the service calls in on (an IPC reader thread when remote). */
+    private volatile ProducerEndpoint endpoint;
     /** Written in onTracingSetup (service thread) before any data source is set up (producer thread, later task). */
     private volatile ChunkArbiter arbiter;
     private volatile ChunkCommitter committer;
