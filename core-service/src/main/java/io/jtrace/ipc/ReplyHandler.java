@@ -2,7 +2,11 @@ package io.jtrace.ipc;
 
 import com.google.protobuf.ByteString;
 
-/** What a client does with the replies to one call. Called on the client's reader thread, in order. */
+/**
+ * What a client does with the replies to one call. Called on the client's reader thread, in order
+ * (except a failure found before the call was sent, see {@link ServiceProxy#invoke}). A handler that
+ * throws is logged; the connection goes on.
+ */
 public interface ReplyHandler {
     /** One reply; {@code hasMore} says whether more follow. */
     void onReply(ByteString reply, boolean hasMore);
