@@ -21,6 +21,7 @@ import io.jtrace.protos.ReadBuffersResponse;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TracingServiceState;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -102,7 +103,7 @@ public final class IpcTracingConsumer implements TracingConsumer {
     public CompletableFuture<Long> readBuffers(Consumer<byte[]> packets) {
         CompletableFuture<Long> result = new CompletableFuture<>();
         port.invoke("ReadBuffers", ReadBuffersRequest.getDefaultInstance(), new ReplyHandler() {
-            private final ByteString.Output partial = ByteString.newOutput();
+            private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
             private long count;
 
             @Override
@@ -119,9 +120,9 @@ public final class IpcTracingConsumer implements TracingConsumer {
                 }
                 for (ReadBuffersResponse.Slice slice : response.getSlicesList()) {
                     // Slices of one packet arrive in order; the last one completes it.
-                    slice.getData().writeTo(partial);
+                    partial.write(slice.getData().toByteArray(), 0, slice.getData().size());
                     if (slice.getLastSliceForPacket()) {
-                        packets.accept(partial.toByteString().toByteArray());
+                        packets.accept(partial.toByteArray());
                         partial.reset();
                         count++;
                     }

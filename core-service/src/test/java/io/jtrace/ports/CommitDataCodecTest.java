@@ -1,0 +1,59 @@
+package io.jtrace.ports;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.jtrace.protos.CommitDataRequest;
+import io.jtrace.shm.writer.CommitRequest;
+import org.junit.jupiter.api.Test;
+
+class CommitDataCodecTest {
+    @Test
+    void chunksPatchesAndRetiredWritersSurviveTheWire() {
+        CommitRequest request = new CommitRequest(2);
+        request.add(3, 1, 7);
+        request.add(60, 13, 8);
+        request.addPatch(new CommitRequest.Patch(5, 0xFFFF_FFF0, 12, 0x8012_3456, true));
+        request.addPatch(new CommitRequest.Patch(5, 0xFFFF_FFF0, 40, 7, false));
+        request.addPatch(new CommitRequest.Patch(6, 2, 0, -1, true));
+        request.addRetiredWriter(9);
+
+        CommitDataRequest wire = CommitDataCodec.encode(request);
+        assertEquals(2, wire.getChunksToPatchCount(), "patches travel grouped by chunk");
+        CommitRequest back = CommitDataCodec.decode(wire);
+
+        assertEquals(2, back.size());
+        assertEquals(60, back.page(1));
+        assertEquals(13, back.chunk(1));
+        assertEquals(8, back.targetBuffer(1));
+        assertEquals(request.patches(), back.patches());
+        assertEquals(1, back.retiredWriterCount());
+        assertEquals(9, back.retiredWriter(0));
+    }
+
+    @Test
+    void aPatchThatIsNotFourBytesIsRefused() {
+        CommitDataRequest wire = CommitDataRequest.newBuilder().addChunksToPatch(CommitDataRequest.ChunkToPatch.newBuilder()
+                .setWriterId(1).setChunkId(1).addPatches(CommitDataRequest.ChunkToPatch.Patch.newBuilder()
+                        .setOffset(0).setData(ByteString.copyFrom(new byte[3])))).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CommitDataCodec.decode(wire));
+        assertTrue(e.getMessage().contains("3 bytes"), e.getMessage());
+    }
+
+    @Test
+    void chunksSentInlineAreRefused() {
+        CommitDataRequest wire = CommitDataRequest.newBuilder().addChunksToMove(CommitDataRequest.ChunksToMove.newBuilder()
+                .setPage(0).setChunk(0).setData(ByteString.copyFromUtf8("x"))).build();
+        assertThrows(IllegalArgumentException.class, () -> CommitDataCodec.decode(wire));
+    }
+
+    @Test
+    void aPageBeyondTwoToTheThirtyOneIsRefusedNotWrapped() {
+        CommitDataRequest wire = CommitDataRequest.newBuilder().addChunksToMove(CommitDataRequest.ChunksToMove.newBuilder()
+                .setPage(0x8000_0000).setChunk(0)).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CommitDataCodec.decode(wire));
+        assertTrue(e.getMessage().contains("2147483648"), e.getMessage());
+    }
+}
