@@ -5,6 +5,8 @@ import io.jtrace.protos.CommitDataRequest;
 import io.jtrace.shm.writer.CommitRequest;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A producer's {@link CommitRequest} as Perfetto's {@code CommitDataRequest} and back. Patches travel
@@ -16,10 +18,26 @@ public final class CommitDataCodec {
 
     private CommitDataCodec() {}
 
-    /** The request as it goes on the wire; {@code flushRequestId} 0 means the request acks no flush. */
-    public static CommitDataRequest encode(CommitRequest request) {
+    /**
+     * Most chunks_to_move entries one message carries (about 10 bytes each), and most patched chunks: a
+     * full 32 MiB SMB of 14-chunk pages has 114,688 chunks, far more than one 128 KiB IPC frame holds.
+     */
+    static final int MAX_CHUNKS_PER_MESSAGE = 4096;
+    static final int MAX_PATCHED_CHUNKS_PER_MESSAGE = 1024;
+
+    /**
+     * The request as it goes on the wire: one message, or several when it is too large for one IPC
+     * frame. In order, they carry the chunks, then the patches (which may patch those chunks), then the
+     * retired writers (which come after both), so sending them in order keeps the request's meaning.
+     */
+    public static List<CommitDataRequest> encode(CommitRequest request) {
+        List<CommitDataRequest> messages = new ArrayList<>();
         CommitDataRequest.Builder out = CommitDataRequest.newBuilder();
         for (int i = 0; i < request.size(); i++) {
+            if (out.getChunksToMoveCount() == MAX_CHUNKS_PER_MESSAGE) {
+                messages.add(out.build());
+                out = CommitDataRequest.newBuilder();
+            }
             out.addChunksToMove(CommitDataRequest.ChunksToMove.newBuilder()
                     .setPage(request.page(i)).setChunk(request.chunk(i)).setTargetBuffer(request.targetBuffer(i)));
         }
@@ -28,6 +46,10 @@ public final class CommitDataCodec {
             if (chunk == null || chunk.getWriterId() != patch.writerId() || chunk.getChunkId() != patch.chunkId()) {
                 if (chunk != null) {
                     out.addChunksToPatch(chunk);
+                }
+                if (out.getChunksToPatchCount() == MAX_PATCHED_CHUNKS_PER_MESSAGE) {
+                    messages.add(out.build());
+                    out = CommitDataRequest.newBuilder();
                 }
                 chunk = CommitDataRequest.ChunkToPatch.newBuilder()
                         .setWriterId(patch.writerId()).setChunkId(patch.chunkId());
@@ -42,7 +64,8 @@ public final class CommitDataCodec {
         for (int i = 0; i < request.retiredWriterCount(); i++) {
             out.addJtraceRetiredWriters(request.retiredWriter(i));
         }
-        return out.build();
+        messages.add(out.build());
+        return messages;
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import io.jtrace.protos.CommitDataRequest;
 import io.jtrace.shm.writer.CommitRequest;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CommitDataCodecTest {
@@ -20,7 +21,9 @@ class CommitDataCodecTest {
         request.addPatch(new CommitRequest.Patch(6, 2, 0, -1, true));
         request.addRetiredWriter(9);
 
-        CommitDataRequest wire = CommitDataCodec.encode(request);
+        List<CommitDataRequest> messages = CommitDataCodec.encode(request);
+        assertEquals(1, messages.size());
+        CommitDataRequest wire = messages.get(0);
         assertEquals(2, wire.getChunksToPatchCount(), "patches travel grouped by chunk");
         CommitRequest back = CommitDataCodec.decode(wire);
 
@@ -31,6 +34,40 @@ class CommitDataCodecTest {
         assertEquals(request.patches(), back.patches());
         assertEquals(1, back.retiredWriterCount());
         assertEquals(9, back.retiredWriter(0));
+    }
+
+    @Test
+    void aRequestTooLargeForOneFrameGoesAsSeveralThatKeepItsOrderAndStayUnderTheFrameLimit() {
+        CommitRequest request = new CommitRequest(16);
+        int chunks = 114_688; // a 32 MiB SMB of 4 KiB pages with 14 chunks each
+        for (int i = 0; i < chunks; i++) {
+            request.add(i / 14, i % 14, 65_535);
+        }
+        for (int i = 0; i < 3000; i++) {
+            request.addPatch(new CommitRequest.Patch(1 + i % 7, i, 8, i, false));
+        }
+        request.addRetiredWriter(3);
+
+        List<CommitDataRequest> messages = CommitDataCodec.encode(request);
+        assertTrue(messages.size() > 1);
+        CommitRequest joined = new CommitRequest(16);
+        for (CommitDataRequest message : messages) {
+            assertTrue(message.getSerializedSize() < 100 * 1024, "a message of " + message.getSerializedSize() + " bytes");
+            CommitRequest part = CommitDataCodec.decode(message);
+            for (int i = 0; i < part.size(); i++) {
+                joined.add(part.page(i), part.chunk(i), part.targetBuffer(i));
+            }
+            part.patches().forEach(joined::addPatch);
+            for (int i = 0; i < part.retiredWriterCount(); i++) {
+                joined.addRetiredWriter(part.retiredWriter(i));
+            }
+            assertTrue(part.retiredWriterCount() == 0 || message == messages.get(messages.size() - 1),
+                    "writers retire after their chunks and patches");
+        }
+        assertEquals(chunks, joined.size());
+        assertEquals(chunks / 14 - 1, joined.page(chunks - 1));
+        assertEquals(request.patches(), joined.patches());
+        assertEquals(3, joined.retiredWriter(0));
     }
 
     @Test

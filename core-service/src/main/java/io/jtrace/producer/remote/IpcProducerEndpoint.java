@@ -157,7 +157,9 @@ public final class IpcProducerEndpoint implements ProducerEndpoint {
     @Override
     public void commit(CommitRequest request) {
         try {
-            call("CommitData", CommitDataCodec.encode(request));
+            for (CommitDataRequest message : CommitDataCodec.encode(request)) {
+                call("CommitData", message);
+            }
         } finally {
             request.release();
         }
