@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 public final class RecordCommand {
     /** How long a JVM that was just given the agent has to open its consumer socket. */
     static final long SOCKET_TIMEOUT_MS = 15_000;
+    /** How long a Ctrl-C waits for the recording to end and save: a stop, then the last read and the move. */
+    static final long STOP_WAIT_MS = Recording.STOP_TIMEOUT_MS + 2 * Recording.ANSWER_TIMEOUT_MS;
 
     private final ConsumerConnector connector;
     private final SocketPaths sockets;
@@ -113,22 +116,31 @@ public final class RecordCommand {
             err.println("jtrace record: recording " + describe(options) + " into " + options.out()
                     + (options.config().getDurationMs() > 0 ? " for " + options.config().getDurationMs() + " ms" : "")
                     + "; Ctrl-C stops and saves");
-            stopHook.install(recording::stop);
-            Recording.Outcome outcome;
+            CountDownLatch reported = new CountDownLatch(1);
+            stopHook.install(() -> {
+                // Ctrl-C: the JVM exits once this returns, so wait (bounded) until the file is saved and reported.
+                recording.requestStop();
+                try {
+                    reported.await(STOP_WAIT_MS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
             try {
-                outcome = recording.run();
+                Recording.Outcome outcome = recording.run();
+                if (outcome.fileWritten()) {
+                    out.println(Recording.summary(outcome, options.out()));
+                    out.flush();
+                }
+                if (outcome.error() != null) {
+                    err.println("jtrace record: " + outcome.error()
+                            + (outcome.fileWritten() ? " (the packets read before are in " + options.out() + ")" : ""));
+                }
+                return outcome.exitCode();
             } finally {
+                reported.countDown();
                 stopHook.remove();
             }
-            if (outcome.fileWritten()) {
-                out.println(Recording.summary(outcome, options.out()));
-                out.flush();
-            }
-            if (outcome.error() != null) {
-                err.println("jtrace record: " + outcome.error()
-                        + (outcome.fileWritten() ? " (the packets read before are in " + options.out() + ")" : ""));
-            }
-            return outcome.exitCode();
         } catch (IOException e) {
             consumer.close();
             err.println("jtrace record: cannot write " + options.out() + ": " + e);

@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +47,6 @@ final class Recording {
     private final ProgressLine progress;
     private final PacketSink.WholePacketSink fileSink;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
-    private final CountDownLatch finished = new CountDownLatch(1);
     /** The first failure to write the file, seen on the connection's reader thread; checked after each read. */
     private volatile IOException writeFailure;
     private volatile long stopRequestedAtNanos;
@@ -76,28 +74,11 @@ final class Recording {
 
     /** Runs the recording to its end on the calling thread. */
     Outcome run() {
-        long start = System.nanoTime();
-        try {
-            return record(start);
-        } finally {
-            finished.countDown();
-        }
+        return record(System.nanoTime());
     }
 
-    /**
-     * Ctrl-C: asks the service to end the session and waits (bounded) until {@link #run} has saved the
-     * file, so the JVM does not exit under it.
-     */
-    void stop() {
-        requestStop();
-        try {
-            finished.await(STOP_TIMEOUT_MS + 2 * ANSWER_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void requestStop() {
+    /** Asks the service to end the session (Ctrl-C); {@link #run} then saves the file and returns. Any thread. */
+    void requestStop() {
         if (stopRequested.compareAndSet(false, true)) {
             stopRequestedAtNanos = System.nanoTime();
             // The session's end (the enableTracing future) is what run() waits for; this one only asks.
