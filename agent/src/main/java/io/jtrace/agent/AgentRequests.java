@@ -3,18 +3,7 @@ package io.jtrace.agent;
 import io.jtrace.agent.config.TextTraceConfig;
 import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.control.SessionRequest;
-import io.jtrace.agent.gc.GcDataSource;
-import io.jtrace.agent.jmx.JmxDataSource;
-import io.jtrace.agent.memory.MemoryDataSource;
-import io.jtrace.agent.threads.ThreadsDataSource;
-import io.jtrace.agent.trackevent.TrackEventDataSource;
-import io.jtrace.jfr.live.JfrDataSource;
-import io.jtrace.protos.DataSourceConfig;
-import io.jtrace.protos.JvmJmxConfig;
-import io.jtrace.protos.JvmMemoryConfig;
-import io.jtrace.protos.JvmThreadsConfig;
 import io.jtrace.protos.TraceConfig;
-import io.jtrace.protos.TrackEventConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +13,6 @@ import org.slf4j.LoggerFactory;
 
 /** Turns agent options and text TraceConfigs into session requests, for every control surface. */
 final class AgentRequests implements SessionRegistry.RequestParser {
-    static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
-
     @Override
     public SessionRequest fromOptions(String options) {
         String text = options == null ? "" : options.trim();
@@ -70,38 +57,7 @@ final class AgentRequests implements SessionRegistry.RequestParser {
     }
 
     static TraceConfig traceConfig(AgentOptions options) {
-        TraceConfig.Builder config = TraceConfig.newBuilder()
-                .addBuffers(TraceConfig.BufferConfig.newBuilder()
-                        .setSizeKb((int) (bufferBytes(options.bufferBytes(), Runtime.getRuntime().maxMemory()) / 1024))
-                        .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
-        // Ring buffers overwrite the oldest data, including each thread's interned names: have every
-        // sequence write them again every few seconds so an overwritten trace still decodes.
-        config.setIncrementalStateConfig(TraceConfig.IncrementalStateConfig.newBuilder()
-                .setClearPeriodMs(INCREMENTAL_STATE_CLEAR_PERIOD_MS));
-        if (options.durationMillis() > 0) {
-            config.setDurationMs((int) Math.min(Integer.MAX_VALUE, options.durationMillis()));
-        }
-        for (String source : options.sources()) {
-            DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);
-            if (source.equals(TrackEventDataSource.NAME) && !options.categories().isEmpty()) {
-                ds.setTrackEventConfig(TrackEventConfig.newBuilder().addAllEnabledCategories(options.categories()));
-            }
-            if (source.equals(ThreadsDataSource.NAME)) {
-                ds.setJvmThreadsConfig(JvmThreadsConfig.newBuilder().setSamplePeriodMs((int) options.threadsPeriodMillis()));
-            }
-            if (source.equals(MemoryDataSource.NAME)) {
-                ds.setJvmMemoryConfig(JvmMemoryConfig.newBuilder().setPollPeriodMs((int) options.memoryPeriodMillis()));
-            }
-            if (source.equals(JmxDataSource.NAME)) {
-                ds.setJvmJmxConfig(JvmJmxConfig.newBuilder().addAllAttributes(options.jmxAttributes())
-                        .setPollPeriodMs((int) options.jmxPeriodMillis()));
-            }
-            if (source.equals(JfrDataSource.NAME)) {
-                ds.setLegacyConfig(options.jfr());
-            }
-            config.addDataSources(TraceConfig.DataSource.newBuilder().setConfig(ds));
-        }
-        return config.build();
+        return OptionsTraceConfig.of(options, bufferBytes(options.bufferBytes(), Runtime.getRuntime().maxMemory()));
     }
 
     /**

@@ -2,7 +2,13 @@ package io.jtrace.cli;
 
 import io.jtrace.cli.attach.ControlCommand;
 import io.jtrace.cli.attach.ListCommand;
+import io.jtrace.cli.record.ConsumerConnector;
+import io.jtrace.cli.record.RecordCommand;
+import io.jtrace.cli.record.StopHook;
+import io.jtrace.cli.summary.SummaryCommand;
+import io.jtrace.ipc.SocketPaths;
 import io.jtrace.jfr.cli.JfrCommands;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -11,6 +17,14 @@ import java.util.Arrays;
  * class. Exits non-zero for anything it does not know.
  */
 public final class Main {
+    /**
+     * How {@code record} reaches a service's consumer socket. The consumer port client comes with the IPC
+     * transport (issue 13); until it is wired here, record reports that it cannot connect.
+     */
+    static final ConsumerConnector CONSUMER_CONNECTOR = socket -> {
+        throw new IOException("consumer port client not available yet");
+    };
+
     private Main() {}
 
     public static void main(String[] args) {
@@ -18,11 +32,29 @@ public final class Main {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, CONSUMER_CONNECTOR);
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err, ConsumerConnector connector) {
         if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
             out.print(usage());
             return 0;
         }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        String help = commandHelp(args[0]);
+        if (help != null && (Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h"))) {
+            // Asked for help, a command does nothing else: no attach, no file.
+            out.print(help);
+            return 0;
+        }
         switch (args[0]) {
+            case "record" -> {
+                return new RecordCommand(connector, SocketPaths.defaults(), out, err, System.console() != null,
+                        StopHook.onShutdown()).run(rest);
+            }
+            case "summary" -> {
+                return SummaryCommand.run(rest, out, err);
+            }
             case "start", "stop", "flush", "dump", "status" -> {
                 return ControlCommand.run(args, out, err);
             }
@@ -44,6 +76,17 @@ public final class Main {
         return 2;
     }
 
+    /** A command's own help, or null for a command this does not know. */
+    static String commandHelp(String command) {
+        return switch (command) {
+            case "record" -> RecordCommand.usage();
+            case "summary" -> SummaryCommand.usage();
+            case "start", "stop", "flush", "dump", "status", "list" -> ControlCommand.usage();
+            case "convert", "merge" -> JfrCommands.usage();
+            default -> null;
+        };
+    }
+
     static String usage() {
         return String.join(System.lineSeparator(),
                 "jtrace - Perfetto tracing for the JVM",
@@ -60,9 +103,13 @@ public final class Main {
                 "jcmd commands: start,<options> | stop[,name=<session>] | flush[,name=<session>] |",
                 "  dump[,name=<session>],file=<path> | status",
                 "",
+                RecordCommand.usage(),
+                SummaryCommand.usage(),
                 ControlCommand.usage(),
                 "Open the trace at https://ui.perfetto.dev",
                 "",
-                JfrCommands.usage());
+                JfrCommands.usage(),
+                "Every command takes --help.",
+                "");
     }
 }

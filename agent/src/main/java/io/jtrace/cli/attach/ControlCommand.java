@@ -58,7 +58,7 @@ public final class ControlCommand {
                 out.println(line);
             }
             return ExitCodes.OK;
-        } catch (TargetJvm.UnreachableException e) {
+        } catch (UnreachableException e) {
             err.println("jtrace " + command.verb + ": " + e.getMessage());
             return ExitCodes.NOT_REACHABLE;
         } catch (IllegalArgumentException | IllegalStateException e) {

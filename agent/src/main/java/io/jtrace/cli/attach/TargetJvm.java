@@ -21,20 +21,13 @@ import javax.management.remote.JMXServiceURL;
  * demand by {@code VirtualMachine.startLocalManagementAgent}, reachable only from this machine by this
  * user) and jtrace's MBean in it, the agent loaded first when it is not there yet.
  */
-final class TargetJvm implements AutoCloseable {
+public final class TargetJvm implements AutoCloseable {
     /** How long a freshly loaded agent gets to register its MBean. */
     static final long REGISTER_TIMEOUT_MS = 15_000;
 
     private final VirtualMachine vm;
     private final JMXConnector connector;
     private final MBeanServerConnection server;
-
-    /** Thrown when the JVM cannot be reached or the agent not loaded: one line for the user. */
-    static final class UnreachableException extends Exception {
-        UnreachableException(String message) {
-            super(message);
-        }
-    }
 
     private TargetJvm(VirtualMachine vm, JMXConnector connector) throws IOException {
         this.vm = vm;
@@ -43,6 +36,37 @@ final class TargetJvm implements AutoCloseable {
     }
 
     static TargetJvm attach(long pid) throws UnreachableException {
+        VirtualMachine vm = attachVm(pid);
+        try {
+            JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
+            return new TargetJvm(vm, connector);
+        } catch (IOException | RuntimeException e) {
+            detach(vm);
+            throw new UnreachableException("cannot reach the JMX agent of pid " + pid + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Loads {@code jtrace.jar} (this jar) into {@code pid} unless the agent runs there already (the
+     * system property it sets says so), without JMX: for commands that reach the agent through its
+     * consumer socket. Returns true if it loaded the agent.
+     */
+    public static boolean loadAgentUnlessLoaded(long pid) throws UnreachableException {
+        VirtualMachine vm = attachVm(pid);
+        try {
+            if (vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY) != null) {
+                return false;
+            }
+            vm.loadAgent(ownJar().toString());
+            return true;
+        } catch (AgentLoadException | AgentInitializationException | IOException e) {
+            throw new UnreachableException("cannot load jtrace into pid " + pid + ": " + e.getMessage());
+        } finally {
+            detach(vm);
+        }
+    }
+
+    private static VirtualMachine attachVm(long pid) throws UnreachableException {
         if (ProcessHandle.of(pid).isEmpty()) {
             throw new UnreachableException("no process with pid " + pid);
         }
@@ -54,21 +78,13 @@ final class TargetJvm implements AutoCloseable {
         if (VirtualMachine.list().stream().noneMatch(d -> d.id().equals(String.valueOf(pid)))) {
             throw new UnreachableException("pid " + pid + " is not a JVM this user can attach to (jtrace list shows those)");
         }
-        VirtualMachine vm;
         try {
-            vm = VirtualMachine.attach(String.valueOf(pid));
+            return VirtualMachine.attach(String.valueOf(pid));
         } catch (AttachNotSupportedException | IOException e) {
             throw new UnreachableException("cannot attach to pid " + pid + " (a JVM run by this user, not started with "
                     + "-XX:+DisableAttachMechanism?): " + e.getMessage());
         } catch (SecurityException e) {
             throw new UnreachableException("not permitted to attach to pid " + pid + ": " + e.getMessage());
-        }
-        try {
-            JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
-            return new TargetJvm(vm, connector);
-        } catch (IOException | RuntimeException e) {
-            detach(vm);
-            throw new UnreachableException("cannot reach the JMX agent of pid " + pid + ": " + e.getMessage());
         }
     }
 

@@ -1,0 +1,228 @@
+package io.jtrace.cli.record;
+
+import io.jtrace.cli.attach.ExitCodes;
+import io.jtrace.cli.trace.LossCounts;
+import io.jtrace.consumer.TracingConsumer;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.service.output.WholeTraceFile;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * One recording over a consumer connection: starts the session, reads its buffers into the file every
+ * period while it runs (so a ring buffer never overwrites what the file could have saved), shows
+ * progress, and once the session has ended — its duration elapsed, {@link #stop} (Ctrl-C), or
+ * max_file_size_bytes reached — reads the rest (the service's trace stats last), frees the session and
+ * puts the file in place. The file is written beside its target and moved there whole: a recording the
+ * service refused, or whose file could not be written, leaves the target as it was.
+ *
+ * <p>A session that fails or whose connection is lost after packets were read keeps them: every packet
+ * in the file is whole, and the trace up to a crash of the traced JVM is the trace most worth keeping.
+ * That ends with {@link Outcome#error} set and exit code 1.
+ */
+final class Recording {
+    /** How long any one answer of the service may take before the recording gives up on it. */
+    static final long ANSWER_TIMEOUT_MS = 30_000;
+    /** How long a stop may take: the service stops data sources and flushes (5 s each by default). */
+    static final long STOP_TIMEOUT_MS = 30_000;
+
+    /** How the recording ended: what the file holds, and the error if it did not end normally. */
+    record Outcome(int exitCode, String error, long packets, long bytes, long elapsedNanos, LossCounts losses,
+                   boolean fileWritten) {}
+
+    private final TracingConsumer consumer;
+    private final TraceConfig config;
+    private final RecordOptions options;
+    private final WholeTraceFile file;
+    private final ProgressLine progress;
+    private final PacketSink.WholePacketSink fileSink;
+    private final AtomicBoolean stopRequested = new AtomicBoolean();
+    /** The first failure to write the file, seen on the connection's reader thread; checked after each read. */
+    private volatile IOException writeFailure;
+    private volatile long stopRequestedAtNanos;
+    private long reads;
+    private LossCounts losses = LossCounts.NONE;
+
+    Recording(TracingConsumer consumer, RecordOptions options, WholeTraceFile file, ProgressLine progress) {
+        this.consumer = consumer;
+        this.config = options.config();
+        this.options = options;
+        this.file = file;
+        this.progress = progress;
+        TraceFileWriter writer = file.writer();
+        this.fileSink = (bytes, offset, length) -> {
+            if (writeFailure != null) {
+                return;
+            }
+            try {
+                writer.packet(bytes, offset, length, PacketSink.NO_TRAILER, 0);
+            } catch (RuntimeException e) {
+                writeFailure = e.getCause() instanceof IOException io ? io : new IOException(e);
+            }
+        };
+    }
+
+    /** Runs the recording to its end on the calling thread. */
+    Outcome run() {
+        return record(System.nanoTime());
+    }
+
+    /** Asks the service to end the session (Ctrl-C); {@link #run} then saves the file and returns. Any thread. */
+    void requestStop() {
+        if (stopRequested.compareAndSet(false, true)) {
+            stopRequestedAtNanos = System.nanoTime();
+            // The session's end (the enableTracing future) is what run() waits for; this one only asks.
+            consumer.disableTracing();
+        }
+    }
+
+    private Outcome record(long start) {
+        CompletableFuture<Void> ended = consumer.enableTracing(config);
+        long deadline = config.getDurationMs() > 0
+                ? start + TimeUnit.MILLISECONDS.toNanos(config.getDurationMs() + STOP_TIMEOUT_MS) : Long.MAX_VALUE;
+        String error = null;
+        try {
+            while (!hasEnded(ended, options.readPeriodMillis())) {
+                readOnce();
+                losses = stats();
+                progress.update(System.nanoTime() - start, file.writer().bytes(), file.writer().packets(), losses);
+                if (options.maxFileBytes() > 0 && file.writer().bytes() >= options.maxFileBytes()) {
+                    requestStop();
+                }
+                if (System.nanoTime() > deadline) {
+                    // The service owns the duration; this only keeps a lost end from hanging the command.
+                    requestStop();
+                }
+                if (stopRequested.get() && System.nanoTime() - stopRequestedAtNanos
+                        > TimeUnit.MILLISECONDS.toNanos(STOP_TIMEOUT_MS)) {
+                    throw new RecordingException("the service did not end the session within " + STOP_TIMEOUT_MS
+                            + " ms of the stop");
+                }
+            }
+        } catch (RecordingException e) {
+            error = e.getMessage();
+        }
+        if (error == null || reads > 0) {
+            // The last read after the end brings the service's trace stats; after a failure, what is left.
+            try {
+                readOnce();
+                losses = stats();
+            } catch (RecordingException e) {
+                error = error != null ? error : e.getMessage();
+            }
+        }
+        finish(error == null);
+        long elapsed = System.nanoTime() - start;
+        progress.finish();
+        if (writeFailure != null) {
+            return new Outcome(ExitCodes.COMMAND_FAILED, "writing " + options.out() + " failed: " + writeFailure,
+                    0, 0, elapsed, losses, false);
+        }
+        boolean keep = file.writer().packets() > 0;
+        if (keep) {
+            try {
+                file.commit();
+            } catch (IOException e) {
+                return new Outcome(ExitCodes.COMMAND_FAILED, "writing " + options.out() + " failed: " + e, 0, 0,
+                        elapsed, losses, false);
+            }
+        }
+        return new Outcome(error == null ? ExitCodes.OK : ExitCodes.COMMAND_FAILED, error, file.writer().packets(),
+                file.writer().bytes(), elapsed, losses, keep);
+    }
+
+    /** True once the session has ended; a session that failed or was refused throws with the service's reason. */
+    private boolean hasEnded(CompletableFuture<Void> ended, long waitMillis) throws RecordingException {
+        try {
+            ended.get(waitMillis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new RecordingException(reason(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RecordingException("interrupted");
+        }
+    }
+
+    private void readOnce() throws RecordingException {
+        Consumer<byte[]> packets = bytes -> fileSink.packet(bytes, 0, bytes.length);
+        answer(consumer.readBuffers(packets), "reading the trace");
+        reads++;
+        if (writeFailure != null) {
+            throw new RecordingException("writing " + options.out() + " failed: " + writeFailure);
+        }
+        try {
+            // Each period's packets reach the disk: a killed command leaves whole packets in the temp file.
+            file.writer().flush();
+        } catch (IOException e) {
+            writeFailure = e;
+            throw new RecordingException("writing " + options.out() + " failed: " + e);
+        }
+    }
+
+    private LossCounts stats() {
+        try {
+            return LossCounts.of(answer(consumer.traceStats(), "reading the trace stats"));
+        } catch (RecordingException e) {
+            return losses; // only the progress line's figures: the trace file has the service's own stats
+        }
+    }
+
+    /** Frees the session (best effort: closing the connection frees it too) and closes the connection. */
+    private void finish(boolean ended) {
+        try {
+            if (!ended) {
+                consumer.disableTracing().get(ANSWER_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+            consumer.freeBuffers().get(ANSWER_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // The session or the connection is gone already; close() below releases what is left.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            consumer.close();
+        }
+    }
+
+    private static <T> T answer(Future<T> future, String what) throws RecordingException {
+        try {
+            return future.get(ANSWER_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new RecordingException("the service did not answer within " + ANSWER_TIMEOUT_MS + " ms ("
+                    + what + ")");
+        } catch (ExecutionException e) {
+            throw new RecordingException(what + ": " + reason(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RecordingException("interrupted");
+        }
+    }
+
+    private static String reason(Throwable cause) {
+        return cause.getMessage() != null ? cause.getMessage() : cause.toString();
+    }
+
+    /** The stdout line of a finished recording. */
+    static String summary(Outcome o, java.nio.file.Path out) {
+        return String.format(Locale.ROOT, "%s: %,d bytes, %,d packets in %.1f s, %s", out, o.bytes(), o.packets(),
+                o.elapsedNanos() / 1e9, o.losses());
+    }
+
+    private static final class RecordingException extends Exception {
+        RecordingException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package io.jtrace.cli.summary;
+
+import io.jtrace.cli.trace.LossCounts;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.protos.TrackEvent;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What a trace holds, accumulated one packet at a time: memory grows with the number of sequences,
+ * processes, threads and tracks, never with the number of packets.
+ */
+final class TraceSummary {
+    /** A process of the trace and its threads (OS tids). */
+    static final class ProcessInfo {
+        String name = "";
+        final Set<Long> threads = new HashSet<>();
+    }
+
+    /** One data source's share: sequences and packets. */
+    static final class SourceShare {
+        int sequences;
+        long packets;
+    }
+
+    private static final class SequenceInfo {
+        String source;
+        long packets;
+    }
+
+    long packets;
+    long trackEvents;
+    long perfSamples;
+    long packetsWithPreviousPacketDropped;
+    long unparsablePackets;
+    int traceStatsPackets;
+    LossCounts serviceLosses;
+    /** The last value of each "jtrace: lost track events" counter, summed over the processes that have one. */
+    private final Map<Long, Double> lostTrackEvents = new HashMap<>();
+    private final Set<Long> lostEventsTracks = new HashSet<>();
+    final Map<Integer, ProcessInfo> processes = new TreeMap<>();
+    final Set<String> configuredSources = new LinkedHashSet<>();
+    private final Map<Integer, SequenceInfo> sequences = new HashMap<>();
+    private final Set<Long> tracks = new HashSet<>();
+    /** Per sequence: its default track (trace_packet_defaults), for counters that name none. */
+    private final Map<Integer, Long> defaultTracks = new HashMap<>();
+    final TraceTimeline timeline = new TraceTimeline();
+
+    void packet(TracePacket p) {
+        packets++;
+        int sequenceId = p.getTrustedPacketSequenceId();
+        SequenceInfo seq = sequences.computeIfAbsent(sequenceId, k -> new SequenceInfo());
+        seq.packets++;
+        if (seq.source == null) {
+            String source = SourceOfSequence.of(p);
+            if (source != null) {
+                seq.source = source;
+            }
+        }
+        timeline.packet(p);
+        if (p.getPreviousPacketDropped() != 0) {
+            packetsWithPreviousPacketDropped++;
+        }
+        if (p.hasTraceConfig()) {
+            for (TraceConfig.DataSource ds : p.getTraceConfig().getDataSourcesList()) {
+                DataSourceConfig config = ds.getConfig();
+                configuredSources.add(config.getName());
+            }
+        }
+        if (p.hasTraceStats()) {
+            traceStatsPackets++;
+            serviceLosses = LossCounts.of(p.getTraceStats()); // cumulative: the last one holds them all
+        }
+        if ((p.getSequenceFlags() & 1) != 0) {
+            defaultTracks.remove(sequenceId);
+        }
+        if (p.hasTracePacketDefaults() && p.getTracePacketDefaults().hasTrackEventDefaults()) {
+            defaultTracks.put(sequenceId, p.getTracePacketDefaults().getTrackEventDefaults().getTrackUuid());
+        }
+        if (p.hasTrackDescriptor()) {
+            track(p.getTrackDescriptor());
+        }
+        if (p.hasProcessDescriptor()) {
+            process(p.getProcessDescriptor().getPid(), p.getProcessDescriptor().getProcessName());
+        }
+        if (p.hasThreadDescriptor()) {
+            process(p.getThreadDescriptor().getPid(), null).threads.add((long) p.getThreadDescriptor().getTid());
+        }
+        if (p.hasTrackEvent()) {
+            trackEvents++;
+            TrackEvent e = p.getTrackEvent();
+            if (e.getType() == TrackEvent.Type.TYPE_COUNTER) {
+                long track = e.hasTrackUuid() ? e.getTrackUuid() : defaultTracks.getOrDefault(sequenceId, 0L);
+                if (lostEventsTracks.contains(track)) {
+                    lostTrackEvents.put(track, e.hasDoubleCounterValue() ? e.getDoubleCounterValue() : e.getCounterValue());
+                }
+            }
+        }
+        if (p.hasPerfSample()) {
+            perfSamples++;
+        }
+    }
+
+    private void track(TrackDescriptor d) {
+        tracks.add(d.getUuid());
+        if (d.hasProcess()) {
+            process(d.getProcess().getPid(), d.getProcess().getProcessName());
+        }
+        if (d.hasThread()) {
+            process(d.getThread().getPid(), null).threads.add(d.getThread().getTid());
+        }
+        if (d.getName().equals(SourceOfSequence.LOST_EVENTS_TRACK)) {
+            lostEventsTracks.add(d.getUuid());
+        }
+    }
+
+    private ProcessInfo process(int pid, String name) {
+        ProcessInfo info = processes.computeIfAbsent(pid, k -> new ProcessInfo());
+        if (name != null && !name.isEmpty()) {
+            info.name = name;
+        }
+        return info;
+    }
+
+    int sequences() {
+        return sequences.size();
+    }
+
+    int tracks() {
+        return tracks.size();
+    }
+
+    long threads() {
+        return processes.values().stream().mapToLong(p -> p.threads.size()).sum();
+    }
+
+    /** Events the track_event source counted as lost, from its final counters (0 without them). */
+    long lostTrackEvents() {
+        return (long) lostTrackEvents.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    boolean hasLostEventsCounter() {
+        return !lostTrackEvents.isEmpty();
+    }
+
+    /** Each source's sequences and packets, by name (sequences nothing identified under "unknown"). */
+    Map<String, SourceShare> sources() {
+        Map<String, SourceShare> shares = new TreeMap<>();
+        for (SequenceInfo s : sequences.values()) {
+            SourceShare share = shares.computeIfAbsent(s.source == null ? "unknown" : s.source, k -> new SourceShare());
+            share.sequences++;
+            share.packets += s.packets;
+        }
+        return shares;
+    }
+}
