@@ -2,13 +2,14 @@ package io.jtrace.cli;
 
 import io.jtrace.cli.attach.ControlCommand;
 import io.jtrace.cli.attach.ListCommand;
+import io.jtrace.cli.daemon.DaemonCommand;
 import io.jtrace.cli.record.ConsumerConnector;
 import io.jtrace.cli.record.RecordCommand;
 import io.jtrace.cli.record.StopHook;
 import io.jtrace.cli.summary.SummaryCommand;
+import io.jtrace.consumer.IpcTracingConsumer;
 import io.jtrace.ipc.SocketPaths;
 import io.jtrace.jfr.cli.JfrCommands;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -17,13 +18,10 @@ import java.util.Arrays;
  * class. Exits non-zero for anything it does not know.
  */
 public final class Main {
-    /**
-     * How {@code record} reaches a service's consumer socket. The consumer port client comes with the IPC
-     * transport (issue 13); until it is wired here, record reports that it cannot connect.
-     */
-    static final ConsumerConnector CONSUMER_CONNECTOR = socket -> {
-        throw new IOException("consumer port client not available yet");
-    };
+    /** How long {@code record} waits for a service's consumer socket to answer. */
+    private static final long CONNECT_TIMEOUT_MS = 10_000;
+    /** How {@code record} reaches a service's consumer socket: Perfetto's consumer port over IPC. */
+    static final ConsumerConnector CONSUMER_CONNECTOR = socket -> IpcTracingConsumer.connect(socket, CONNECT_TIMEOUT_MS);
 
     private Main() {}
 
@@ -55,6 +53,9 @@ public final class Main {
             case "summary" -> {
                 return SummaryCommand.run(rest, out, err);
             }
+            case "daemon" -> {
+                return DaemonCommand.run(args, out, err);
+            }
             case "start", "stop", "flush", "dump", "status" -> {
                 return ControlCommand.run(args, out, err);
             }
@@ -81,6 +82,7 @@ public final class Main {
         return switch (command) {
             case "record" -> RecordCommand.usage();
             case "summary" -> SummaryCommand.usage();
+            case "daemon" -> DaemonCommand.usage();
             case "start", "stop", "flush", "dump", "status", "list" -> ControlCommand.usage();
             case "convert", "merge" -> JfrCommands.usage();
             default -> null;
@@ -105,6 +107,7 @@ public final class Main {
                 "",
                 RecordCommand.usage(),
                 SummaryCommand.usage(),
+                DaemonCommand.usage(),
                 ControlCommand.usage(),
                 "Open the trace at https://ui.perfetto.dev",
                 "",
