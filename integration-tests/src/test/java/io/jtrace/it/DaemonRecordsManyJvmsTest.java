@@ -138,7 +138,10 @@ class DaemonRecordsManyJvmsTest {
                 assertEquals(0, result.exitCode(), () -> "record failed: " + result.err() + " daemon: " + read(daemon.stderr));
 
                 TraceModel model = TraceModel.read(trace);
-                assertEquals(List.of(), model.problems, "the trace decodes");
+                // The session starts and stops while the workloads are inside a "tick": an end without its
+                // begin at the start and a begin without its end at the stop are expected, nothing else.
+                assertEquals(List.of(), model.problems.stream()
+                        .filter(p -> !p.contains("never ended") && !p.contains("never begun")).toList(), "the trace decodes");
                 Map<Integer, Integer> ticks = ticksByPid(model);
                 for (RunningJvm jvm : jvms) {
                     assertTrue(ticks.getOrDefault((int) jvm.pid(), 0) > 50, () -> "ticks by pid " + ticks + ", pid "
