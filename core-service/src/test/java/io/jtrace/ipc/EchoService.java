@@ -32,9 +32,19 @@ final class EchoService implements IpcServiceDefinition {
         return thread;
     });
 
+    private final String name;
+
+    EchoService() {
+        this(NAME);
+    }
+
+    EchoService(String name) {
+        this.name = name;
+    }
+
     @Override
     public String name() {
-        return NAME;
+        return name;
     }
 
     @Override
