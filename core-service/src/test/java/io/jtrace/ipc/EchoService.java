@@ -33,13 +33,20 @@ final class EchoService implements IpcServiceDefinition {
     });
 
     private final String name;
+    private final List<String> methods;
 
     EchoService() {
         this(NAME);
     }
 
     EchoService(String name) {
+        this(name, METHODS);
+    }
+
+    /** A service offering only {@code methods}, some of {@link #METHODS}. */
+    EchoService(String name, List<String> methods) {
         this.name = name;
+        this.methods = methods;
     }
 
     @Override
@@ -49,7 +56,7 @@ final class EchoService implements IpcServiceDefinition {
 
     @Override
     public List<String> methods() {
-        return METHODS;
+        return methods;
     }
 
     @Override

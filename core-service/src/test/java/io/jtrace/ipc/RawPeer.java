@@ -87,8 +87,19 @@ final class RawPeer implements AutoCloseable {
         return true;
     }
 
+    /** Reads whatever the host has sent without waiting; false once the host has closed the connection. */
+    boolean drainAvailable() throws IOException {
+        while (!endOfStream && selector.selectNow() > 0) {
+            pump(0);
+        }
+        frames.clear();
+        return !endOfStream;
+    }
+
     private void pump(long timeoutMs) throws IOException {
-        selector.select(timeoutMs);
+        if (timeoutMs > 0) {
+            selector.select(timeoutMs);
+        }
         selector.selectedKeys().clear();
         int read;
         try {
