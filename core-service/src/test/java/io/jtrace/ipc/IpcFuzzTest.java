@@ -34,7 +34,7 @@ class IpcFuzzTest {
     private static final long SEED = Long.getLong("jtrace.fuzz.seed", 0x1FC_F0220L);
     private static final int WELL_FRAMED = 900_000;
     private static final int TAMPERED = 100_000;
-    private static final int SOCKET_FRAMES = 4_000;
+    private static final int SOCKET_FRAMES = 10_000;
     /**
      * The echo's methods minus those that make a fuzz slow rather than harsh: Huge allocates 128 KiB per
      * call, Throw logs a stack trace per call, Later answers on another thread after the frame's checks.
@@ -236,21 +236,28 @@ class IpcFuzzTest {
             }, "good-caller");
             caller.start();
             RawPeer bad = null;
+            int framesLeft = 0;
             for (int i = 0; i < SOCKET_FRAMES; i++) {
                 if (bad == null) {
                     bad = new RawPeer(host.socketPath());
                     badConnections++;
+                    framesLeft = Integer.MAX_VALUE;
                     bad.send(IpcWireTest.bindFrame(0, EchoService.NAME));
                 }
                 byte[] payload = mutator.payload();
                 int kind = mutator.nextInt(64);
                 byte[] bytes = kind < 4 ? mutator.tamperedFrame(payload) : FrameMutator.frame(payload);
-                if (kind == 4) {
+                if (kind < 4) {
+                    // A wrong length can leave the host waiting for a frame that swallows all that follows:
+                    // a few more frames show what it does with them, then the peer goes.
+                    framesLeft = Math.min(framesLeft, 8);
+                } else if (kind == 4) {
                     bytes = Arrays.copyOf(bytes, bytes.length / 2); // Half a frame, then the peer goes.
+                    framesLeft = 0;
                 }
                 try {
                     bad.write(bytes);
-                    if (kind == 4 || !bad.drainAvailable()) {
+                    if (--framesLeft <= 0 || !bad.drainAvailable()) {
                         bad.close();
                         bad = null;
                     }

@@ -158,6 +158,43 @@ class IpcWireTest {
         assertEquals(0, host.stats().oversizeCloses());
     }
 
+    @Test
+    void aPeerThatDoesNotReadItsRepliesIsNotReadUntilItDoesAndOthersGoOn() throws Exception {
+        int calls = 20;
+        int repliesPerCall = 1000;
+        String name = "n".repeat(1000); // Every reply is over 1 KB: one call queues over 1 MB.
+        try (IpcClient good = IpcClient.connect(host.socketPath(), null); RawPeer lazy = new RawPeer(host.socketPath())) {
+            ServiceProxy proxy = good.bind(EchoService.NAME).get(10, TimeUnit.SECONDS);
+            lazy.send(bindFrame(1, EchoService.NAME));
+            for (int i = 0; i < calls; i++) {
+                lazy.send(IPCFrame.newBuilder().setRequestId(100 + i)
+                        .setMsgInvokeMethod(IPCFrame.InvokeMethod.newBuilder().setServiceId(2).setMethodId(2)
+                                .setArgsProto(EchoService.message(name, repliesPerCall).toByteString()))
+                        .build());
+            }
+            awaitTrue(() -> echo.calls.get() > 0, "the lazy peer's first call is served");
+            for (int i = 0; i < 20; i++) {
+                RecordingHandler handler = new RecordingHandler();
+                proxy.invoke("Echo", EchoService.message("good", i), handler);
+                assertEquals(List.of(EchoService.message("good", i)), handler.await());
+            }
+            int lazyCallsServed = echo.calls.get() - 20;
+            assertTrue(lazyCallsServed < calls, "the host stopped reading the lazy peer: it served " + lazyCallsServed);
+            assertTrue(echo.bindings.get(1).connection instanceof HostConnection lazyConnection
+                    && lazyConnection.pendingBytes() >= IpcHost.READ_PAUSE_BYTES - 64 * 1024,
+                    "what the lazy peer has not read is queued, up to the pause threshold and a call's worth more");
+            assertEquals(1, lazy.read().getRequestId(), "the bind reply comes first");
+            for (int call = 0; call < calls; call++) {
+                for (int reply = 1; reply <= repliesPerCall; reply++) {
+                    IPCFrame frame = lazy.read();
+                    assertEquals(100 + call, frame.getRequestId());
+                    assertEquals(reply < repliesPerCall, frame.getMsgInvokeMethodReply().getHasMore());
+                }
+            }
+            assertEquals(20 + calls, echo.calls.get(), "once it reads, every call of the lazy peer is served");
+        }
+    }
+
     interface Misbehaviour {
         void on(RawPeer peer) throws Exception;
     }
