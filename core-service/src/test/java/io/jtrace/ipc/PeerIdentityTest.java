@@ -119,12 +119,13 @@ class PeerIdentityTest {
         EchoService service = new EchoService();
         Path socket = directory.resolve("claim-" + pid + ".sock");
         try (IpcHost claimHost = IpcHost.listen(socket, List.of(service), "claims",
-                new PeerIdentityResolver(procRoot, Path.of("/etc/passwd")));
-                RawPeer peer = new RawPeer(socket)) {
-            peer.send(identityClaim(pid));
-            peer.send(IpcWireTest.bindFrame(1, EchoService.NAME));
-            peer.read();
-            return service.bindings.get(0).connection.peer();
+                new PeerIdentityResolver(procRoot, Path.of("/etc/passwd")))) {
+            try (RawPeer peer = new RawPeer(claimHost.socketPath())) {
+                peer.send(identityClaim(pid));
+                peer.send(IpcWireTest.bindFrame(1, EchoService.NAME));
+                peer.read();
+                return service.bindings.get(0).connection.peer();
+            }
         }
     }
 

@@ -37,9 +37,10 @@ class SocketFileTest {
             dead.bind(UnixDomainSocketAddress.of(socket));
         }
         assertTrue(Files.exists(socket));
-        try (IpcHost host = IpcHost.listen(socket, List.of(new EchoService()));
-                IpcClient client = IpcClient.connect(socket, null)) {
-            client.bind(EchoService.NAME).get(10, TimeUnit.SECONDS);
+        try (IpcHost host = IpcHost.listen(socket, List.of(new EchoService()))) {
+            try (IpcClient client = IpcClient.connect(host.socketPath(), null)) {
+                client.bind(EchoService.NAME).get(10, TimeUnit.SECONDS);
+            }
         }
         assertFalse(Files.exists(socket), "the host removes its socket when it closes");
     }
@@ -50,7 +51,7 @@ class SocketFileTest {
         try (IpcHost live = IpcHost.listen(socket, List.of(new EchoService()))) {
             IOException refused = assertThrows(IOException.class, () -> IpcHost.listen(socket, List.of(new EchoService())));
             assertTrue(refused.getMessage().contains("already in use"), refused.getMessage());
-            try (IpcClient client = IpcClient.connect(socket, null)) {
+            try (IpcClient client = IpcClient.connect(live.socketPath(), null)) {
                 client.bind(EchoService.NAME).get(10, TimeUnit.SECONDS);
             }
         }
@@ -71,8 +72,8 @@ class SocketFileTest {
         Files.delete(socket); // Someone removed it, and a second host took the path.
         try (IpcHost second = IpcHost.listen(socket, List.of(new EchoService()))) {
             first.close();
-            assertTrue(Files.exists(socket), "the second host's socket is still there");
-            try (IpcClient client = IpcClient.connect(socket, null)) {
+            assertTrue(Files.exists(second.socketPath()), "the second host's socket is still there");
+            try (IpcClient client = IpcClient.connect(second.socketPath(), null)) {
                 client.bind(EchoService.NAME).get(10, TimeUnit.SECONDS);
             }
         }
