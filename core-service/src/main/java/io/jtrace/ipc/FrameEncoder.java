@@ -39,15 +39,8 @@ public final class FrameEncoder {
 
     /** A frame whose payload is above {@link FrameDecoder#MAX_PAYLOAD}. */
     public static final class FrameTooLargeException extends Exception {
-        private final int payloadBytes;
-
         FrameTooLargeException(int payloadBytes) {
             super("frame of " + payloadBytes + " bytes is over the IPC limit of " + FrameDecoder.MAX_PAYLOAD + " bytes");
-            this.payloadBytes = payloadBytes;
-        }
-
-        public int payloadBytes() {
-            return payloadBytes;
         }
     }
 }
