@@ -40,7 +40,7 @@ public final class TracingDaemon implements AutoCloseable {
         try {
             producers = IpcHost.listen(producerSocket, List.of(new ProducerPortService(service)));
             IpcHost consumers = IpcHost.listen(consumerSocket, List.of(new ConsumerPortService(service)));
-            LOG.info("jtrace daemon: producers on {}, consumers on {}", producerSocket, consumerSocket);
+            LOG.debug("jtrace daemon: producers on {}, consumers on {}", producerSocket, consumerSocket);
             return new TracingDaemon(service, producers, consumers);
         } catch (IOException | RuntimeException e) {
             if (producers != null) {
