@@ -57,7 +57,7 @@ final class AgentRuntime {
 
     private AgentRuntime() {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
-        this.service = new TracingService(ServiceConfig.defaults());
+        this.service = new TracingService(embeddedServiceConfig());
         this.sources = List.of(new TrackEventDataSource(process), new GcDataSource(process),
                 new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
                 new JmxDataSource(process, SAMPLER),
@@ -88,6 +88,17 @@ final class AgentRuntime {
         Thread background = new Thread(new BackgroundStart(this, daemon), "jtrace-background-start");
         background.setDaemon(true);
         background.start();
+    }
+
+    /**
+     * The embedded service lives in the application's heap: all its sessions' buffers together (whoever
+     * asks: options, jcmd, JMX, {@code jtrace record --pid}) get at most half of the max heap.
+     */
+    private static ServiceConfig embeddedServiceConfig() {
+        ServiceConfig d = ServiceConfig.defaults();
+        long cap = Math.min(d.maxTotalBufferBytes(), Runtime.getRuntime().maxMemory() / 2);
+        return new ServiceConfig(d.smbSize(), d.smbPageSize(), d.smbDirectory(), d.maxSessions(), cap,
+                d.defaultFlushTimeoutMillis(), d.maxSessionsPerUid());
     }
 
     static synchronized AgentRuntime get() {

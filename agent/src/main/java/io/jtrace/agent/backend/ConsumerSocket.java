@@ -27,7 +27,13 @@ public final class ConsumerSocket {
         try {
             paths.ensurePrivateDirectory();
             IpcHost host = IpcHost.listen(socket, List.of(new ConsumerPortService(service)));
-            Runtime.getRuntime().addShutdownHook(new Thread(host::close, "jtrace-consumer-socket-close"));
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(host::close, "jtrace-consumer-socket-close"));
+            } catch (IllegalStateException shuttingDown) {
+                // The JVM began to exit while the agent was still starting: nobody will record it now.
+                host.close();
+                return null;
+            }
             LOG.debug("jtrace: consumer port on {}", socket);
             return host;
         } catch (IOException | RuntimeException e) {
