@@ -3,14 +3,9 @@ package io.jtrace.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jtrace.consumer.IpcTracingConsumer;
 import io.jtrace.it.trace.TraceModel;
 import io.jtrace.protos.TrackDescriptor;
-import io.jtrace.protos.TracingServiceState;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,39 +27,6 @@ class DaemonRecordsManyJvmsTest {
     @TempDir
     Path dir;
 
-    /** A {@code java -jar jtrace.jar daemon} process; killed (SIGTERM, then SIGKILL) on close. */
-    private static final class Daemon implements AutoCloseable {
-        final Process process;
-        final Path stderr;
-
-        Daemon(Path socketDir, Path stderr) throws IOException {
-            this.stderr = stderr;
-            this.process = new ProcessBuilder(ChildJvm.java("jtrace.jdk17").toString(), "-jar",
-                    ChildJvm.agentJar().toAbsolutePath().toString(), "daemon", "--socket-dir", socketDir.toString())
-                    .redirectError(stderr.toFile()).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertTrue(line != null && line.startsWith("jtrace daemon: producers on"), () -> "the daemon said " + line
-                    + "; stderr: " + read(stderr));
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            process.destroy();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            return "(" + e + ")";
-        }
-    }
-
     private static List<RunningJvm> startJvms(Path dir, Path socketDir) throws IOException {
         List<RunningJvm> jvms = new ArrayList<>();
         for (int i = 0; i < JDKS.length; i++) {
@@ -74,38 +36,7 @@ class DaemonRecordsManyJvmsTest {
         return jvms;
     }
 
-    /** Waits (bounded) until the daemon has exactly {@code n} producers; returns their pids. */
-    private static List<Integer> awaitProducers(Path socketDir, int n) throws Exception {
-        TracingServiceState state = null;
-        for (int i = 0; i < 300; i++) {
-            try (IpcTracingConsumer consumer = IpcTracingConsumer.connect(socketDir.resolve("consumer.sock"), 5000)) {
-                state = consumer.serviceState().get(10, TimeUnit.SECONDS);
-                if (state.getProducersCount() == n) {
-                    return state.getProducersList().stream().map(TracingServiceState.Producer::getPid).toList();
-                }
-            } catch (IOException notYet) {
-                // The daemon is still starting: try again.
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the daemon never had " + n + " producers; last state: " + state);
-    }
-
-    private record Cli(int exitCode, String out, String err) {}
-
-    private static Process startRecord(Path socketDir, Path trace, String time) throws IOException {
-        return new ProcessBuilder(ChildJvm.java("jtrace.jdk17").toString(), "-jar",
-                ChildJvm.agentJar().toAbsolutePath().toString(), "record", "--socket",
-                socketDir.resolve("consumer.sock").toString(), "--time", time, "--sources", "track_event,jvm.threads",
-                "-o", trace.toString()).start();
-    }
-
-    private static Cli finish(Process record) throws Exception {
-        String out = new String(record.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(record.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(record.waitFor(120, TimeUnit.SECONDS));
-        return new Cli(record.exitValue(), out, err);
-    }
+    private static final String SOURCES = "track_event,jvm.threads";
 
     /** The pid of each "tick" slice's thread, counted. */
     private static Map<Integer, Integer> ticksByPid(TraceModel trace) {
@@ -121,21 +52,21 @@ class DaemonRecordsManyJvmsTest {
     @Test
     void oneRecordTracesThreeJvmsAndAKilledOneLeavesTheOthersAndTheDaemonRunning() throws Exception {
         Path socketDir = dir.resolve("sockets");
-        try (Daemon daemon = new Daemon(socketDir, dir.resolve("daemon-stderr.txt"))) {
+        try (DaemonProcess daemon = new DaemonProcess(socketDir, dir.resolve("daemon-stderr.txt"))) {
             List<RunningJvm> jvms = startJvms(dir, socketDir);
             try {
-                List<Integer> pids = awaitProducers(socketDir, 3);
+                List<Integer> pids = daemon.awaitProducers(3);
                 for (RunningJvm jvm : jvms) {
                     assertTrue(pids.contains((int) jvm.pid()), "producer pids " + pids + " lack " + jvm.pid());
                 }
                 Path trace = dir.resolve("three.pftrace");
-                Process record = startRecord(socketDir, trace, "8s");
+                Process record = daemon.record(trace, "8s", SOURCES);
                 Thread.sleep(4000);
                 RunningJvm victim = jvms.get(1);
                 victim.process.destroyForcibly(); // SIGKILL: no shutdown hook, no goodbye
                 assertTrue(victim.process.waitFor(30, TimeUnit.SECONDS));
-                Cli result = finish(record);
-                assertEquals(0, result.exitCode(), () -> "record failed: " + result.err() + " daemon: " + read(daemon.stderr));
+                DaemonProcess.Cli result = DaemonProcess.finish(record);
+                assertEquals(0, result.exitCode(), () -> "record failed: " + result.err() + " daemon: " + daemon.stderrText());
 
                 TraceModel model = TraceModel.read(trace);
                 // The session starts and stops while the workloads are inside a "tick": an end without its
@@ -154,14 +85,18 @@ class DaemonRecordsManyJvmsTest {
                 }
                 // The survivors kept ticking after the kill; the victim's ticks stop where it died.
                 long lastVictimTick = lastTick(model, victim.pid());
+                long firstTick = model.slicesNamed("tick").get(0).begin();
+                // Killed about 4 s into the session: what it committed before, up to its last full chunk, is in.
+                assertTrue(lastVictimTick - firstTick > 1_500_000_000L, () -> "the killed JVM's ticks end "
+                        + (lastVictimTick - firstTick) / 1_000_000 + " ms into the trace");
                 for (RunningJvm survivor : List.of(jvms.get(0), jvms.get(2))) {
                     assertTrue(lastTick(model, survivor.pid()) > lastVictimTick + 2_000_000_000L,
                             "pid " + survivor.pid() + " traced on for the rest of the session");
                 }
                 assertTrue(daemon.process.isAlive(), "the daemon survives a producer's SIGKILL");
-                awaitProducers(socketDir, 2);
+                daemon.awaitProducers(2);
                 for (RunningJvm jvm : jvms) {
-                    assertTrue(read(jvm.stderr).isEmpty() || jvm == victim, () -> "agent stderr: " + read(jvm.stderr));
+                    assertTrue(jvm.stderrText().isEmpty() || jvm == victim, () -> "agent stderr: " + jvm.stderrText());
                 }
             } finally {
                 for (RunningJvm jvm : jvms) {
@@ -185,14 +120,14 @@ class DaemonRecordsManyJvmsTest {
     void agentsRejoinADaemonThatRestartedAndTraceAgain() throws Exception {
         Path socketDir = dir.resolve("sockets");
         List<RunningJvm> jvms = new ArrayList<>();
-        try (Daemon first = new Daemon(socketDir, dir.resolve("daemon1-stderr.txt"))) {
+        try (DaemonProcess first = new DaemonProcess(socketDir, dir.resolve("daemon1-stderr.txt"))) {
             jvms.addAll(startJvms(dir, socketDir));
-            awaitProducers(socketDir, 3);
+            first.awaitProducers(3);
         }
-        try (Daemon second = new Daemon(socketDir, dir.resolve("daemon2-stderr.txt"))) {
-            awaitProducers(socketDir, 3);
+        try (DaemonProcess second = new DaemonProcess(socketDir, dir.resolve("daemon2-stderr.txt"))) {
+            second.awaitProducers(3);
             Path trace = dir.resolve("after-restart.pftrace");
-            Cli result = finish(startRecord(socketDir, trace, "3s"));
+            DaemonProcess.Cli result = DaemonProcess.finish(second.record(trace, "3s", SOURCES));
             assertEquals(0, result.exitCode(), result::err);
             Map<Integer, Integer> ticks = ticksByPid(TraceModel.read(trace));
             for (RunningJvm jvm : jvms) {

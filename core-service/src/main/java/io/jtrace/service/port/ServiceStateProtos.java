@@ -29,7 +29,8 @@ final class ServiceStateProtos {
                     .setId(s.id()).setConsumerUid(s.consumerUid()).setState(s.state())
                     .setUniqueSessionName(s.uniqueName()).setDurationMs(s.config().getDurationMs())
                     .setNumDataSources(s.dataSources().size())
-                    .setIsStarted("STARTED".equals(s.state()));
+                    // Perfetto's is_started: the session traces. Here: its data sources have all started.
+                    .setIsStarted("STARTED".equals(s.state()) && s.dataSourcesStarted());
             for (BufferStatus b : s.buffers()) {
                 session.addBufferSizeKb((int) (b.capacity() / 1024));
             }
