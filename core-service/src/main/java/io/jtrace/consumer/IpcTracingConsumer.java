@@ -6,6 +6,7 @@ import com.google.protobuf.MessageLite;
 import io.jtrace.ipc.IpcClient;
 import io.jtrace.ipc.ReplyHandler;
 import io.jtrace.ipc.ServiceProxy;
+import io.jtrace.ports.Calls;
 import io.jtrace.ports.PortNames;
 import io.jtrace.protos.DisableTracingRequest;
 import io.jtrace.protos.EnableTracingRequest;
@@ -25,9 +26,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /** A {@link TracingConsumer} over the consumer port of a service in another process. */
@@ -44,18 +42,11 @@ public final class IpcTracingConsumer implements TracingConsumer {
     public static IpcTracingConsumer connect(Path socket, long timeoutMillis) throws IOException {
         IpcClient client = IpcClient.connect(socket, () -> { });
         try {
-            ServiceProxy port = client.bind(PortNames.CONSUMER_PORT).get(timeoutMillis, TimeUnit.MILLISECONDS);
-            return new IpcTracingConsumer(client, port);
-        } catch (ExecutionException e) {
+            return new IpcTracingConsumer(client, Calls.await(client.bind(PortNames.CONSUMER_PORT), timeoutMillis,
+                    "binding ConsumerPort on " + socket));
+        } catch (IOException e) {
             client.close();
-            throw new IOException(socket + " does not serve the consumer port: " + e.getCause().getMessage());
-        } catch (TimeoutException e) {
-            client.close();
-            throw new IOException(socket + " did not answer within " + timeoutMillis + " ms");
-        } catch (InterruptedException e) {
-            client.close();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while connecting to " + socket);
+            throw e;
         }
     }
 
@@ -164,21 +155,7 @@ public final class IpcTracingConsumer implements TracingConsumer {
 
     /** A call answered by one reply (the last of a stream, when the service streams). */
     private CompletableFuture<ByteString> single(String method, MessageLite args) {
-        CompletableFuture<ByteString> result = new CompletableFuture<>();
-        port.invoke(method, args, new ReplyHandler() {
-            @Override
-            public void onReply(ByteString reply, boolean hasMore) {
-                if (!hasMore) {
-                    result.complete(reply);
-                }
-            }
-
-            @Override
-            public void onFailure(String reason) {
-                result.completeExceptionally(new TracingException(method + ": " + reason));
-            }
-        });
-        return result;
+        return Calls.call(port, method, args, TracingException::new);
     }
 
     private interface Parser<T> {

@@ -27,6 +27,7 @@ final class SessionLifecycle {
     static final long MIN_FILE_WRITE_PERIOD_MS = 100;
 
     private final ServiceConfig config;
+    private final int serviceUid;
     private final ServiceThread thread;
     private final Map<Long, TracingSession> sessions;
     private final Map<Integer, TraceBuffer> buffers;
@@ -39,11 +40,12 @@ final class SessionLifecycle {
     private int nextBufferId = 1;
     private long totalBufferBytes;
 
-    SessionLifecycle(ServiceConfig config, ServiceThread thread, Map<Long, TracingSession> sessions,
+    SessionLifecycle(ServiceConfig config, int serviceUid, ServiceThread thread, Map<Long, TracingSession> sessions,
                      Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
                      ProducerRegistry producers, DataSourceInstances instances, FlushCoordinator flushes,
                      SessionOutput output) {
         this.config = config;
+        this.serviceUid = serviceUid;
         this.thread = thread;
         this.sessions = sessions;
         this.buffers = buffers;
@@ -85,6 +87,12 @@ final class SessionLifecycle {
                     + config.maxTotalBufferBytes() + " bytes (" + totalBufferBytes + " in use)");
         }
         TraceFileWriter file = null;
+        // The service would open output_path with its own rights: only a consumer of its own user may ask
+        // for that (Perfetto has the consumer pass an open file instead). Others read their trace out.
+        if (traceConfig.getWriteIntoFile() && consumerUid != serviceUid) {
+            throw new InvalidConfigException("write_into_file is only for consumers of the service's own user (uid "
+                    + serviceUid + "); read the trace with ReadBuffers instead");
+        }
         if (traceConfig.getWriteIntoFile()) {
             try {
                 file = new TraceFileWriter(Path.of(traceConfig.getOutputPath()));

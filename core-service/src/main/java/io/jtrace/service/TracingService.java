@@ -43,6 +43,7 @@ public final class TracingService implements AutoCloseable {
     private final StatusSnapshot statusSnapshot;
     private final SessionDump sessionDump;
     private final TraceStatsBuilder stats;
+    /** This process's uid: whose rights the service's files are written with. */
     private final int uid = ProcessIdentity.uid();
     private final long defaultFlushTimeoutMillis;
 
@@ -55,7 +56,7 @@ public final class TracingService implements AutoCloseable {
         this.output = new SessionOutput(buffers, bufferOwners, sequences, servicePackets, stats, this::stopSession);
         this.producerRegistry = new ProducerRegistry(producers, sessions, sequences, chunkMover, instances, flushes,
                 output);
-        this.lifecycle = new SessionLifecycle(config, thread, sessions, buffers, bufferOwners, producerRegistry,
+        this.lifecycle = new SessionLifecycle(config, uid, thread, sessions, buffers, bufferOwners, producerRegistry,
                 instances, flushes, output);
         this.statusSnapshot = new StatusSnapshot(producers, sessions, buffers);
         this.sessionDump = new SessionDump(buffers, sequences, servicePackets, stats);

@@ -90,15 +90,6 @@ public final class SystemBackend implements AutoCloseable {
         lostProducer.close();
     }
 
-    /** Whether a daemon connection is up now (for tests and status). */
-    public boolean connected() {
-        try {
-            return thread.submit(() -> producer != null).get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
     @Override
     public void close() {
         thread.execute(() -> {

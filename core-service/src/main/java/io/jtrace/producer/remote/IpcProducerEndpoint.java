@@ -6,6 +6,7 @@ import com.google.protobuf.MessageLite;
 import io.jtrace.ipc.IpcClient;
 import io.jtrace.ipc.ReplyHandler;
 import io.jtrace.ipc.ServiceProxy;
+import io.jtrace.ports.Calls;
 import io.jtrace.ports.CommitDataCodec;
 import io.jtrace.ports.PortNames;
 import io.jtrace.protos.CommitDataRequest;
@@ -25,10 +26,6 @@ import io.jtrace.service.ProducerEndpoint;
 import io.jtrace.shm.writer.CommitRequest;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,11 +63,10 @@ public final class IpcProducerEndpoint implements ProducerEndpoint {
             onDisconnect.run();
         });
         try {
-            ServiceProxy port = await(client.bind(PortNames.PRODUCER_PORT), timeoutMillis, "binding ProducerPort");
-            CompletableFuture<ByteString> initialized = new CompletableFuture<>();
-            port.invoke("InitializeConnection", InitializeConnectionRequest.newBuilder().setProducerName(name)
-                    .setSdkVersion("jtrace").build(), single(initialized));
-            await(initialized, timeoutMillis, "InitializeConnection");
+            ServiceProxy port = Calls.await(client.bind(PortNames.PRODUCER_PORT), timeoutMillis, "binding ProducerPort");
+            Calls.await(Calls.call(port, "InitializeConnection", InitializeConnectionRequest.newBuilder()
+                    .setProducerName(name).setSdkVersion("jtrace").build(), IOException::new), timeoutMillis,
+                    "InitializeConnection");
             IpcProducerEndpoint endpoint = new IpcProducerEndpoint(client, port, name);
             port.invoke("GetAsyncCommand", GetAsyncCommandRequest.getDefaultInstance(),
                     new CommandStream(producer, name, client));
@@ -80,33 +76,6 @@ public final class IpcProducerEndpoint implements ProducerEndpoint {
             client.close();
             throw e;
         }
-    }
-
-    private static <T> T await(CompletableFuture<T> future, long timeoutMillis, String what) throws IOException {
-        try {
-            return future.get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new IOException(what + " failed: " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException(what + ": no answer within " + timeoutMillis + " ms");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + " interrupted");
-        }
-    }
-
-    private static ReplyHandler single(CompletableFuture<ByteString> result) {
-        return new ReplyHandler() {
-            @Override
-            public void onReply(ByteString reply, boolean hasMore) {
-                result.complete(reply);
-            }
-
-            @Override
-            public void onFailure(String reason) {
-                result.completeExceptionally(new IOException(reason));
-            }
-        };
     }
 
     public boolean isConnected() {

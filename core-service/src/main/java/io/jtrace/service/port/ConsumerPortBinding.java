@@ -14,7 +14,6 @@ import io.jtrace.protos.FlushResponse;
 import io.jtrace.protos.FreeBuffersResponse;
 import io.jtrace.protos.GetTraceStatsResponse;
 import io.jtrace.protos.QueryServiceStateResponse;
-import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.Consumer;
 import io.jtrace.service.ConsumerEndpoint;
 import io.jtrace.service.TracingService;
@@ -34,18 +33,12 @@ final class ConsumerPortBinding implements ServiceBinding, Consumer {
     private static final long DEFAULT_FLUSH_TIMEOUT_MS = 5000;
 
     private final TracingService service;
-    private final IpcConnection connection;
-    private final int serviceUid;
     private final ConsumerEndpoint endpoint;
     /** The open EnableTracing call, answered when the session ends. */
     private final AtomicReference<Reply> enableReply = new AtomicReference<>();
-    /** I/O thread only. */
-    private boolean hasSession;
 
-    ConsumerPortBinding(TracingService service, IpcConnection connection, int serviceUid) {
+    ConsumerPortBinding(TracingService service, IpcConnection connection) {
         this.service = service;
-        this.connection = connection;
-        this.serviceUid = serviceUid;
         this.endpoint = service.connectConsumer(this, connection.peer().uid());
     }
 
@@ -57,10 +50,7 @@ final class ConsumerPortBinding implements ServiceBinding, Consumer {
                 case "DisableTracing" -> answer(reply, endpoint.disableTracing(),
                         done -> DisableTracingResponse.getDefaultInstance());
                 case "ReadBuffers" -> read(reply);
-                case "FreeBuffers" -> {
-                    hasSession = false;
-                    answer(reply, endpoint.freeBuffers(), done -> FreeBuffersResponse.getDefaultInstance());
-                }
+                case "FreeBuffers" -> answer(reply, endpoint.freeBuffers(), done -> FreeBuffersResponse.getDefaultInstance());
                 case "Flush" -> flush(FlushRequest.parseFrom(args), reply);
                 case "GetTraceStats" -> answer(reply, endpoint.traceStats(),
                         stats -> GetTraceStatsResponse.newBuilder().setTraceStats(stats).build());
@@ -79,20 +69,11 @@ final class ConsumerPortBinding implements ServiceBinding, Consumer {
             reply.complete(refused("attach_notification_only is not supported by jtrace"));
             return;
         }
-        TraceConfig config = request.getTraceConfig();
-        // The service would open output_path with its own rights: only a consumer of its own user may
-        // ask for that. Others read their trace through ReadBuffers.
-        if (config.getWriteIntoFile() && connection.peer().uid() != serviceUid) {
-            reply.complete(refused("write_into_file is only for consumers of the service's own user (uid "
-                    + serviceUid + "); read the trace with ReadBuffers instead"));
-            return;
-        }
         if (!enableReply.compareAndSet(null, reply)) {
             reply.complete(refused("this connection already has a tracing session"));
             return;
         }
-        hasSession = true;
-        endpoint.enableTracing(config).whenComplete((id, error) -> {
+        endpoint.enableTracing(request.getTraceConfig()).whenComplete((id, error) -> {
             if (error != null) {
                 Reply open = enableReply.getAndSet(null);
                 if (open != null) {
@@ -159,11 +140,9 @@ final class ConsumerPortBinding implements ServiceBinding, Consumer {
         return cause.getMessage() != null ? cause.getMessage() : cause.toString();
     }
 
-    /** The consumer went: a session it still has is freed, as in Perfetto. */
+    /** The consumer went: a session it still has is freed, as in Perfetto (without one, nothing happens). */
     @Override
     public void unbound() {
-        if (hasSession) {
-            endpoint.freeBuffers();
-        }
+        endpoint.freeBuffers();
     }
 }

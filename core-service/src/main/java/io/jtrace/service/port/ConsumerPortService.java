@@ -4,7 +4,6 @@ import io.jtrace.ipc.IpcConnection;
 import io.jtrace.ipc.IpcServiceDefinition;
 import io.jtrace.ipc.ServiceBinding;
 import io.jtrace.ports.PortNames;
-import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.TracingService;
 import java.util.List;
 
@@ -16,7 +15,6 @@ import java.util.List;
 public final class ConsumerPortService implements IpcServiceDefinition {
     private static final List<String> METHODS = PortNames.consumerMethods();
     private final TracingService service;
-    private final int serviceUid = ProcessIdentity.uid();
 
     public ConsumerPortService(TracingService service) {
         this.service = service;
@@ -34,6 +32,6 @@ public final class ConsumerPortService implements IpcServiceDefinition {
 
     @Override
     public ServiceBinding bind(IpcConnection connection) {
-        return new ConsumerPortBinding(service, connection, serviceUid);
+        return new ConsumerPortBinding(service, connection);
     }
 }

@@ -29,7 +29,8 @@ final class ReadBuffersBatcher implements PacketSink {
         ByteString packet = ByteString.copyFrom(body, bodyOffset, bodyLength)
                 .concat(ByteString.copyFrom(trailer, 0, trailerLength));
         int size = packet.size();
-        for (int start = 0; start < size || size == 0; start += BATCH_BYTES) {
+        int start = 0;
+        do {
             int end = Math.min(size, start + BATCH_BYTES);
             if (batchBytes + (end - start) > BATCH_BYTES) {
                 flushBatch();
@@ -37,10 +38,8 @@ final class ReadBuffersBatcher implements PacketSink {
             batch.addSlices(ReadBuffersResponse.Slice.newBuilder()
                     .setData(packet.substring(start, end)).setLastSliceForPacket(end == size));
             batchBytes += end - start;
-            if (size == 0) {
-                break;
-            }
-        }
+            start = end;
+        } while (start < size);
     }
 
     private void flushBatch() {
