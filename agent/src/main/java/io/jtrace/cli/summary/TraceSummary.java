@@ -1,5 +1,6 @@
 package io.jtrace.cli.summary;
 
+import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.cli.trace.LossCounts;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
@@ -116,7 +117,7 @@ final class TraceSummary {
         if (d.hasThread()) {
             process(d.getThread().getPid(), null).threads.add(d.getThread().getTid());
         }
-        if (d.getName().equals(SourceOfSequence.LOST_EVENTS_TRACK)) {
+        if (d.getName().equals(TrackEventDataSource.LOST_EVENTS_TRACK)) {
             lostEventsTracks.add(d.getUuid());
         }
     }
