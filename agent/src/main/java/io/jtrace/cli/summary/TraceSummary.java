@@ -41,7 +41,6 @@ final class TraceSummary {
     long perfSamples;
     long packetsWithPreviousPacketDropped;
     long unparsablePackets;
-    int traceStatsPackets;
     LossCounts serviceLosses;
     /** The last value of each "jtrace: lost track events" counter, summed over the processes that have one. */
     private final Map<Long, Double> lostTrackEvents = new HashMap<>();
@@ -76,7 +75,6 @@ final class TraceSummary {
             }
         }
         if (p.hasTraceStats()) {
-            traceStatsPackets++;
             serviceLosses = LossCounts.of(p.getTraceStats()); // cumulative: the last one holds them all
         }
         if ((p.getSequenceFlags() & 1) != 0) {

@@ -11,6 +11,7 @@ import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.cli.InProcessConsumer;
+import io.jtrace.cli.trace.LossCounts;
 import io.jtrace.cli.record.RecordCommand;
 import io.jtrace.cli.record.StopHook;
 import io.jtrace.ipc.SocketPaths;
@@ -104,7 +105,7 @@ class SummaryOfARecordedJvmTest {
         assertEquals(List.of("track_event", "jvm.gc", "jvm.threads", "jvm.memory", "jvm.jmx"), List.copyOf(s.configuredSources));
 
         assertEquals(0, s.packetsWithPreviousPacketDropped);
-        assertTrue(s.serviceLosses != null && !s.serviceLosses.any(), String.valueOf(s.serviceLosses));
+        assertEquals(LossCounts.NONE, s.serviceLosses);
         assertTrue(s.hasLostEventsCounter(), "track_event's final count of lost events is read");
         assertEquals(0, s.lostTrackEvents());
         TraceTimeline.Span span = s.timeline.span();
