@@ -19,7 +19,7 @@ import io.jtrace.protos.TrackEventConfig;
  * options.
  */
 public final class OptionsTraceConfig {
-    static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
+    private static final int INCREMENTAL_STATE_CLEAR_PERIOD_MS = 5000;
 
     private OptionsTraceConfig() {}
 

@@ -63,10 +63,10 @@ public final class Main {
                 return ListCommand.run(out, err);
             }
             case "convert" -> {
-                return JfrCommands.convert(Arrays.copyOfRange(args, 1, args.length), out, err);
+                return JfrCommands.convert(rest, out, err);
             }
             case "merge" -> {
-                return JfrCommands.merge(Arrays.copyOfRange(args, 1, args.length), out, err);
+                return JfrCommands.merge(rest, out, err);
             }
             default -> {
                 // Not a command: reported below.

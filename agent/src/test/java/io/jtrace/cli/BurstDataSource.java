@@ -40,10 +40,6 @@ public final class BurstDataSource implements DataSource {
         released = Math.min(count, bursts);
     }
 
-    public int written() {
-        return written;
-    }
-
     /** True if {@code packet} is this source's, by its track. */
     public static boolean isBurstPacket(TracePacket packet) {
         return packet.hasTrackEvent() && packet.getTrackEvent().getTrackUuid() == TRACK;

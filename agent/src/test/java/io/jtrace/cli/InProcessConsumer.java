@@ -26,7 +26,8 @@ public final class InProcessConsumer implements TracingConsumer {
     private final TracingService service;
     private final ConsumerEndpoint endpoint;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
-    private volatile long sessionId = -1;
+    /** The session's id once the service has started it and every data source reported started. */
+    public final CompletableFuture<Long> started = new CompletableFuture<>();
     /** Every config this consumer sent, for tests to check. */
     public final List<TraceConfig> configs = new CopyOnWriteArrayList<>();
     /** Reads answered so far; a test can make reads fail from some count on (a lost connection). */
@@ -54,7 +55,7 @@ public final class InProcessConsumer implements TracingConsumer {
             if (e != null) {
                 ended.completeExceptionally(new TracingException(reason(e)));
             } else {
-                sessionId = id;
+                started.complete(id);
             }
         });
         return ended;
@@ -95,7 +96,7 @@ public final class InProcessConsumer implements TracingConsumer {
     public CompletableFuture<TraceStats> traceStats() {
         return service.status().thenApply(status -> {
             TraceStats.Builder stats = TraceStats.newBuilder();
-            SessionStatus session = status.session(sessionId);
+            SessionStatus session = status.session(started.getNow(-1L));
             if (session != null) {
                 for (BufferStatus b : session.buffers()) {
                     stats.addBufferStats(b.stats());

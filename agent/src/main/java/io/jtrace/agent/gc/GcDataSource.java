@@ -15,6 +15,12 @@ import java.util.List;
  */
 public final class GcDataSource implements DataSource {
     public static final String NAME = "jvm.gc";
+    /** A collector's slice track is named this plus the collector's name: "GC: G1 Young Generation". */
+    public static final String COLLECTOR_TRACK_PREFIX = "GC: ";
+    /** The counter track of the heap used at each collection's start and end. */
+    public static final String HEAP_COUNTER = "heap used at GC";
+    /** The category of every collection's slice. */
+    public static final String CATEGORY = "gc";
 
     private final ProcessTrack process;
 

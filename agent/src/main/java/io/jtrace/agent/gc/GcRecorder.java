@@ -42,7 +42,6 @@ import org.slf4j.LoggerFactory;
  * seen as many collections as the collectors report, so GCs just before the end are not lost.
  */
 final class GcRecorder implements NotificationListener {
-    static final String HEAP_COUNTER = "heap used at GC";
     private static final Logger LOG = LoggerFactory.getLogger(GcRecorder.class);
     private static final long STOP_WAIT_MILLIS = 2000;
 
@@ -156,7 +155,8 @@ final class GcRecorder implements NotificationListener {
         sequence.beginSample();
         GcInfo gc = info.getGcInfo();
         CollectorTrack track = tracks.computeIfAbsent(info.getGcName(),
-                name -> new CollectorTrack(sequence.process().namedUuid("gc:" + name), "GC: " + name));
+                name -> new CollectorTrack(sequence.process().namedUuid("gc:" + name),
+                        GcDataSource.COLLECTOR_TRACK_PREFIX + name));
         if (track.describedEpoch != sequence.epoch()) {
             track.describedEpoch = sequence.epoch();
             sequence.describeSliceTrack(track.uuid, sequence.process().uuid(), track.name);
@@ -170,7 +170,7 @@ final class GcRecorder implements NotificationListener {
         if (p == null) {
             return; // the SMB is full: the GC is lost, and the writer's drop marks the loss on the sequence
         }
-        p.string(TrackEvent.CATEGORIES_FIELD_NUMBER, "gc");
+        p.string(TrackEvent.CATEGORIES_FIELD_NUMBER, GcDataSource.CATEGORY);
         p.string(TrackEvent.NAME_FIELD_NUMBER, info.getGcAction().replaceFirst("^end of ", ""));
         DebugAnnotations.string(p, "cause", info.getGcCause());
         DebugAnnotations.integer(p, "gc_id", gc.getId());
@@ -188,8 +188,8 @@ final class GcRecorder implements NotificationListener {
             sequence.endEvent();
         }
 
-        counters.set(HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, start, before);
-        counters.set(HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, end, after);
+        counters.set(GcDataSource.HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, start, before);
+        counters.set(GcDataSource.HEAP_COUNTER, CounterDescriptor.Unit.UNIT_SIZE_BYTES, end, after);
     }
 
     private static long used(Map<String, MemoryUsage> pools) {

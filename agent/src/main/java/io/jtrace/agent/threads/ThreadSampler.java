@@ -38,8 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ThreadSampler implements Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(ThreadSampler.class);
-    static final String STATE_TRACK = "Java state";
-    static final String CPU_TRACK = "CPU time";
 
     private final PolledSequence sequence;
     private final ThreadMXBean threadBean;
@@ -230,9 +228,9 @@ final class ThreadSampler implements Sampler {
         if (r.describedEpoch != sequence.epoch()) {
             r.describedEpoch = sequence.epoch();
             describe(r, name);
-            sequence.describeSliceTrack(r.stateUuid, r.trackUuid, STATE_TRACK);
+            sequence.describeSliceTrack(r.stateUuid, r.trackUuid, ThreadsDataSource.STATE_TRACK);
             if (cpuTime) {
-                sequence.describeCounter(r.cpuUuid, r.trackUuid, CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+                sequence.describeCounter(r.cpuUuid, r.trackUuid, ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
                 r.cpuNanos = -1; // written again in this epoch
             }
         } else if (renamed) {

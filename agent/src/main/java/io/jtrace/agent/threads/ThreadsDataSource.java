@@ -17,6 +17,9 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class ThreadsDataSource extends PollingDataSource {
     public static final String NAME = "jvm.threads";
+    /** Each thread's child tracks: its Java state slices and its CPU time counter. */
+    public static final String STATE_TRACK = "Java state";
+    public static final String CPU_TRACK = "CPU time";
     public static final int DEFAULT_PERIOD_MS = 100;
     public static final int MIN_PERIOD_MS = 10;
 

@@ -1,5 +1,7 @@
 package io.jtrace.cli.attach;
 
+import static io.jtrace.cli.attach.CommandLineValues.value;
+
 import io.jtrace.agent.control.SessionInfos;
 import io.jtrace.jmx.SessionInfo;
 import io.jtrace.jmx.TracingMXBean;
@@ -77,7 +79,7 @@ public final class ControlCommand {
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--pid", "-p" -> pid = parsePid(value(args, ++i, a));
+                case "--pid", "-p" -> pid = CommandLineValues.pid(value(args, ++i, a));
                 case "--name", "-n" -> name = value(args, ++i, a);
                 case "--out", "-o", "--file" -> file = Path.of(value(args, ++i, a)).toAbsolutePath().toString();
                 case "--config", "-c" -> config = Path.of(value(args, ++i, a));
@@ -144,21 +146,6 @@ public final class ControlCommand {
             default -> throw new IllegalArgumentException("unknown command '" + verb + "'");
         }
         return lines;
-    }
-
-    private static long parsePid(String value) {
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--pid needs a process id, got '" + value + "'");
-        }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
     }
 
     /** The target's working directory is not ours: every file= and config= the user gives is made absolute here. */

@@ -1,8 +1,11 @@
 package io.jtrace.cli.record;
 
+import static io.jtrace.cli.attach.CommandLineValues.value;
+
 import io.jtrace.agent.AgentOptions;
 import io.jtrace.agent.OptionsTraceConfig;
 import io.jtrace.agent.config.TextTraceConfig;
+import io.jtrace.cli.attach.CommandLineValues;
 import io.jtrace.protos.TraceConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +52,7 @@ public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket,
                 case "--sources", "-s" -> sources = list(a, value(args, ++i, a));
                 case "--categories" -> categories = list(a, value(args, ++i, a));
                 case "-o", "--out" -> out = Path.of(value(args, ++i, a));
-                case "--pid", "-p" -> pid = parsePid(value(args, ++i, a));
+                case "--pid", "-p" -> pid = CommandLineValues.pid(value(args, ++i, a));
                 case "--socket" -> socket = Path.of(value(args, ++i, a));
                 case "--verbose", "-v" -> verbose = true;
                 default -> throw new IllegalArgumentException(a.startsWith("-") ? "unknown option '" + a + "'"
@@ -163,24 +166,5 @@ public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket,
             items.add(t);
         }
         return String.join("+", items);
-    }
-
-    private static long parsePid(String value) {
-        try {
-            long pid = Long.parseLong(value);
-            if (pid <= 0) {
-                throw new NumberFormatException();
-            }
-            return pid;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--pid needs a process id, got '" + value + "'");
-        }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
     }
 }

@@ -5,10 +5,8 @@ import io.jtrace.cli.trace.LossCounts;
 import io.jtrace.consumer.TracingConsumer;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.buffer.PacketSink;
-import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.service.output.WholeTraceFile;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -16,7 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * One recording over a consumer connection: starts the session, reads its buffers into the file every
@@ -41,11 +38,9 @@ final class Recording {
                    boolean fileWritten) {}
 
     private final TracingConsumer consumer;
-    private final TraceConfig config;
     private final RecordOptions options;
     private final WholeTraceFile file;
     private final ProgressLine progress;
-    private final PacketSink.WholePacketSink fileSink;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     /** The first failure to write the file, seen on the connection's reader thread; checked after each read. */
     private volatile IOException writeFailure;
@@ -55,26 +50,9 @@ final class Recording {
 
     Recording(TracingConsumer consumer, RecordOptions options, WholeTraceFile file, ProgressLine progress) {
         this.consumer = consumer;
-        this.config = options.config();
         this.options = options;
         this.file = file;
         this.progress = progress;
-        TraceFileWriter writer = file.writer();
-        this.fileSink = (bytes, offset, length) -> {
-            if (writeFailure != null) {
-                return;
-            }
-            try {
-                writer.packet(bytes, offset, length, PacketSink.NO_TRAILER, 0);
-            } catch (RuntimeException e) {
-                writeFailure = e.getCause() instanceof IOException io ? io : new IOException(e);
-            }
-        };
-    }
-
-    /** Runs the recording to its end on the calling thread. */
-    Outcome run() {
-        return record(System.nanoTime());
     }
 
     /** Asks the service to end the session (Ctrl-C); {@link #run} then saves the file and returns. Any thread. */
@@ -86,7 +64,10 @@ final class Recording {
         }
     }
 
-    private Outcome record(long start) {
+    /** Runs the recording to its end on the calling thread. */
+    Outcome run() {
+        long start = System.nanoTime();
+        TraceConfig config = options.config();
         CompletableFuture<Void> ended = consumer.enableTracing(config);
         long deadline = config.getDurationMs() > 0
                 ? start + TimeUnit.MILLISECONDS.toNanos(config.getDurationMs() + STOP_TIMEOUT_MS) : Long.MAX_VALUE;
@@ -156,9 +137,20 @@ final class Recording {
         }
     }
 
+    /** One packet read, into the file; runs on the connection's reader thread. */
+    private void write(byte[] packet) {
+        if (writeFailure != null) {
+            return;
+        }
+        try {
+            file.writer().packet(packet, 0, packet.length, PacketSink.NO_TRAILER, 0);
+        } catch (RuntimeException e) {
+            writeFailure = e.getCause() instanceof IOException io ? io : new IOException(e);
+        }
+    }
+
     private void readOnce() throws RecordingException {
-        Consumer<byte[]> packets = bytes -> fileSink.packet(bytes, 0, bytes.length);
-        answer(consumer.readBuffers(packets), "reading the trace");
+        answer(consumer.readBuffers(this::write), "reading the trace");
         reads++;
         if (writeFailure != null) {
             throw new RecordingException("writing " + options.out() + " failed: " + writeFailure);

@@ -1,5 +1,6 @@
 package io.jtrace.cli.summary;
 
+import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.cli.trace.LossCounts;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
@@ -40,7 +41,6 @@ final class TraceSummary {
     long perfSamples;
     long packetsWithPreviousPacketDropped;
     long unparsablePackets;
-    int traceStatsPackets;
     LossCounts serviceLosses;
     /** The last value of each "jtrace: lost track events" counter, summed over the processes that have one. */
     private final Map<Long, Double> lostTrackEvents = new HashMap<>();
@@ -75,7 +75,6 @@ final class TraceSummary {
             }
         }
         if (p.hasTraceStats()) {
-            traceStatsPackets++;
             serviceLosses = LossCounts.of(p.getTraceStats()); // cumulative: the last one holds them all
         }
         if ((p.getSequenceFlags() & 1) != 0) {
@@ -116,7 +115,7 @@ final class TraceSummary {
         if (d.hasThread()) {
             process(d.getThread().getPid(), null).threads.add(d.getThread().getTid());
         }
-        if (d.getName().equals(SourceOfSequence.LOST_EVENTS_TRACK)) {
+        if (d.getName().equals(TrackEventDataSource.LOST_EVENTS_TRACK)) {
             lostEventsTracks.add(d.getUuid());
         }
     }

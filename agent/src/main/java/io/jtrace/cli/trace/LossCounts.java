@@ -31,11 +31,6 @@ public record LossCounts(long chunksOverwritten, long chunksDiscarded, long writ
                 stats.getInvalidPackets());
     }
 
-    public boolean any() {
-        return chunksOverwritten + chunksDiscarded + writerPacketLoss + abiViolations + patchesFailed
-                + patchesDiscarded + invalidPackets > 0;
-    }
-
     /** "no loss", or the counters that are not 0, named as in trace_stats.proto. */
     @Override
     public String toString() {

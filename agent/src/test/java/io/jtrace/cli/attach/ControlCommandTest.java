@@ -22,6 +22,7 @@ class ControlCommandTest {
     void mistakesAreNamedOnOneLine() {
         assertEquals("jtrace status: which JVM? give --pid <pid> (jtrace list shows them)", refused("status"));
         assertEquals("jtrace stop: --pid needs a process id, got 'x'", refused("stop", "--pid", "x"));
+        assertEquals("jtrace stop: --pid needs a process id, got '0'", refused("stop", "--pid", "0"));
         assertEquals("jtrace stop: --pid needs a value", refused("stop", "--pid"));
         assertEquals("jtrace dump: dump needs --out <file>", refused("dump", "--pid", "1"));
         assertEquals("jtrace flush: unknown option '--force'", refused("flush", "--pid", "1", "--force"));

@@ -82,9 +82,10 @@ class RecordCommandTest {
         return source;
     }
 
-    private RecordCommand command(ConsumerConnector connector, boolean terminal, long quietMillis) {
+    /** Off a terminal, every progress update is a line: no quiet period (ProgressLineTest has that). */
+    private RecordCommand command(ConsumerConnector connector, boolean terminal) {
         return new RecordCommand(connector, new SocketPaths(dir.resolve("sockets")), print(out), print(err), terminal,
-                stop, quietMillis);
+                stop, 0);
     }
 
     private static PrintStream print(ByteArrayOutputStream bytes) {
@@ -147,7 +148,7 @@ class RecordCommandTest {
                 + "data_sources { config { name: \"test.bursts\" } }\n"
                 + "write_into_file: true\nfile_write_period_ms: 100\n");
         Path target = dir.resolve("out.pftrace");
-        RecordCommand command = command(socket -> consumer, true, 0);
+        RecordCommand command = command(socket -> consumer, true);
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(
                 () -> command.run(new String[] {"-c", config.toString(), "-o", target.toString()}));
 
@@ -195,7 +196,7 @@ class RecordCommandTest {
         source.release(1);
         InProcessConsumer consumer = new InProcessConsumer(service);
         Path target = dir.resolve("flags.pftrace");
-        int exit = command(socket -> consumer, false, 0).run(new String[] {"--time", "1500ms", "--buffer", "1m",
+        int exit = command(socket -> consumer, false).run(new String[] {"--time", "1500ms", "--buffer", "1m",
                 "--sources", "track_event", "--categories", "app,db*", "-o", target.toString()});
         assertEquals(0, exit, err());
 
@@ -224,7 +225,7 @@ class RecordCommandTest {
         Files.writeString(target, "old");
         InProcessConsumer consumer = new InProcessConsumer(service);
         Path config = config("buffers { size_kb: 64 }\n");
-        int exit = command(socket -> consumer, false, 0).run(new String[] {"-c", config.toString(), "-o", target.toString()});
+        int exit = command(socket -> consumer, false).run(new String[] {"-c", config.toString(), "-o", target.toString()});
         assertEquals(1, exit);
         assertTrue(err().endsWith("jtrace record: the trace config has no data_sources" + NL), err());
         assertEquals("", out());
@@ -232,6 +233,26 @@ class RecordCommandTest {
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(3, files.count(), "no temporary file is left");
         }
+    }
+
+    @Test
+    void maxFileSizeBytesEndsTheRecordingOnceTheFileHasThatManyBytes() throws Exception {
+        BurstDataSource source = producer("test.bursts", 1, 50, 1000);
+        source.release(1);
+        InProcessConsumer consumer = new InProcessConsumer(service);
+        Path config = config("buffers { size_kb: 1024 }\ndata_sources { config { name: \"test.bursts\" } }\n"
+                + "write_into_file: true\nfile_write_period_ms: 100\nmax_file_size_bytes: 20000\n");
+        Path target = dir.resolve("capped.pftrace");
+        // No duration and no Ctrl-C: only the file's size can end this recording.
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> command(socket -> consumer, false)
+                .run(new String[] {"-c", config.toString(), "-o", target.toString()}));
+        assertEquals(0, exit.get(60, TimeUnit.SECONDS), err());
+        assertFalse(consumer.configs.get(0).hasMaxFileSizeBytes(), "the command, not the service, keeps the limit");
+        assertTrue(Files.size(target) >= 20000, "stopped at the limit, not before: " + Files.size(target));
+        List<TracePacket> packets = packets(target);
+        assertEquals(expectedNames(1, 50), burstNames(packets), "what was read when the limit was reached is kept");
+        assertTrue(packets.get(packets.size() - 1).hasTraceStats(), "the session ended normally");
+        assertTrue(service.status().get().sessions().isEmpty(), "the session is freed");
     }
 
     @Test
@@ -252,7 +273,7 @@ class RecordCommandTest {
                 throw new AssertionError(e);
             }
         };
-        int exit = command(socket -> consumer, false, 0).run(new String[] {"-c", config.toString(), "-o", target.toString()});
+        int exit = command(socket -> consumer, false).run(new String[] {"-c", config.toString(), "-o", target.toString()});
         assertEquals(1, exit);
         assertTrue(err().endsWith("jtrace record: reading the trace: connection lost (the packets read before are in "
                 + target + ")" + NL), err());
@@ -263,7 +284,7 @@ class RecordCommandTest {
 
     @Test
     void anUnknownFlagIsAUsageErrorNamingIt() {
-        assertEquals(2, command(socket -> { throw new AssertionError("no connection for a bad command line"); }, false, 0)
+        assertEquals(2, command(socket -> { throw new AssertionError("no connection for a bad command line"); }, false)
                 .run(new String[] {"--time", "1s", "--frob", "-o", "x.pftrace"}));
         assertEquals("jtrace record: unknown option '--frob'" + NL, err());
     }
@@ -283,7 +304,7 @@ class RecordCommandTest {
         };
         for (String[] c : cases) {
             err.reset();
-            assertEquals(2, command(socket -> { throw new AssertionError(); }, false, 0).run(c[0].split(" ")), c[0]);
+            assertEquals(2, command(socket -> { throw new AssertionError(); }, false).run(c[0].split(" ")), c[0]);
             assertTrue(err().startsWith(c[1]), c[0] + " -> " + err());
         }
     }
@@ -291,12 +312,12 @@ class RecordCommandTest {
     @Test
     void configAndSessionFlagsDoNotMix() throws Exception {
         Path config = config("buffers { size_kb: 64 }\ndata_sources { config { name: \"x\" } }\n");
-        assertEquals(2, command(socket -> { throw new AssertionError(); }, false, 0)
+        assertEquals(2, command(socket -> { throw new AssertionError(); }, false)
                 .run(new String[] {"-c", config.toString(), "--time", "1s", "-o", "x"}));
         assertEquals("jtrace record: --time cannot go with --config: set it in the trace config" + NL, err());
         err.reset();
         Files.writeString(config, "buffers { size_kb: 64 }\nfrob: 1\n");
-        assertEquals(2, command(socket -> { throw new AssertionError(); }, false, 0)
+        assertEquals(2, command(socket -> { throw new AssertionError(); }, false)
                 .run(new String[] {"-c", config.toString(), "-o", "x"}));
         assertTrue(err().startsWith("jtrace record: " + config + ": trace config line 2"), err());
     }
@@ -304,7 +325,7 @@ class RecordCommandTest {
     @Test
     void withoutADaemonItExitsWith3AndSaysHowToStartOne() throws IOException {
         Files.delete(dir.resolve("sockets").resolve("consumer.sock"));
-        assertEquals(3, command(socket -> { throw new AssertionError(); }, false, 0)
+        assertEquals(3, command(socket -> { throw new AssertionError(); }, false)
                 .run(new String[] {"--time", "1s", "-o", dir.resolve("x").toString()}));
         assertEquals("jtrace record: no jtrace daemon at " + dir.resolve("sockets").resolve("consumer.sock")
                 + ": start one with `java -jar jtrace.jar daemon`, or give --pid" + NL, err());
@@ -313,7 +334,7 @@ class RecordCommandTest {
     @Test
     void aSocketNobodyAnswersOnExitsWith3() {
         Path socket = dir.resolve("nobody.sock");
-        assertEquals(3, command(s -> { throw new IOException("connection refused"); }, false, 0)
+        assertEquals(3, command(s -> { throw new IOException("connection refused"); }, false)
                 .run(new String[] {"--socket", socket.toString(), "--time", "1s", "-o", dir.resolve("x").toString()}));
         assertEquals("jtrace record: cannot connect to " + socket + ": connection refused" + NL, err());
         assertFalse(Files.exists(dir.resolve("x")));
@@ -331,7 +352,7 @@ class RecordCommandTest {
         int exit = command(s -> {
             connected.add(s);
             return new InProcessConsumer(service);
-        }, false, 0).run(new String[] {"--pid", Long.toString(pid), "--time", "200ms", "--sources", "track_event",
+        }, false).run(new String[] {"--pid", Long.toString(pid), "--time", "200ms", "--sources", "track_event",
                 "-o", dir.resolve("pid.pftrace").toString()});
         assertEquals(0, exit, err());
         assertEquals(List.of(socket), connected);
@@ -340,7 +361,7 @@ class RecordCommandTest {
 
     @Test
     void aPidThatIsNoProcessExitsWith3() {
-        assertEquals(3, command(socket -> { throw new AssertionError(); }, false, 0)
+        assertEquals(3, command(socket -> { throw new AssertionError(); }, false)
                 .run(new String[] {"--pid", "999999999", "--time", "1s", "-o", dir.resolve("x").toString()}));
         assertEquals("jtrace record: no process with pid 999999999" + NL, err());
     }
@@ -350,14 +371,14 @@ class RecordCommandTest {
         Files.writeString(dir.resolve("file"), "");
         InProcessConsumer consumer = new InProcessConsumer(service);
         Path target = dir.resolve("file").resolve("x.pftrace");
-        assertEquals(1, command(socket -> consumer, false, 0).run(new String[] {"--time", "1s", "-o", target.toString()}));
+        assertEquals(1, command(socket -> consumer, false).run(new String[] {"--time", "1s", "-o", target.toString()}));
         assertTrue(err().startsWith("jtrace record: cannot write " + target + ": "), err());
         assertTrue(consumer.configs.isEmpty() && consumer.closed, "nothing started, the connection closed");
     }
 
     @Test
     void helpPrintsTheCommandsUsageAndDoesNothingElse() {
-        assertEquals(0, command(socket -> { throw new AssertionError(); }, false, 0)
+        assertEquals(0, command(socket -> { throw new AssertionError(); }, false)
                 .run(new String[] {"--pid", "1", "--help"}));
         assertEquals(RecordCommand.usage(), out());
         assertTrue(out().contains("-o, --out <file>") && out().contains("Exit codes: 0 recorded"));

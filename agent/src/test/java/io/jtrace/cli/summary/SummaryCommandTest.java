@@ -185,6 +185,36 @@ class SummaryCommandTest {
     }
 
     @Test
+    void aPacketThatDoesNotDecodeIsCountedAndNamedAndThePacketsAfterItSummarized() throws IOException {
+        List<TracePacket> packets = knownTrace();
+        Path file = dir.resolve("bad-packet.pftrace");
+        long badFrame;
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            for (TracePacket p : packets.subList(0, 3)) {
+                byte[] bytes = p.toByteArray();
+                writer.packet(bytes, 0, bytes.length, PacketSink.NO_TRAILER, 0);
+            }
+            writer.flush();
+            badFrame = writer.bytes();
+            byte[] garbage = {0x08, (byte) 0xff}; // field 1, a varint cut short
+            writer.packet(garbage, 0, garbage.length, PacketSink.NO_TRAILER, 0);
+            for (TracePacket p : packets.subList(3, packets.size())) {
+                byte[] bytes = p.toByteArray();
+                writer.packet(bytes, 0, bytes.length, PacketSink.NO_TRAILER, 0);
+            }
+        }
+        assertEquals(0, run(file.toString()), err());
+        String text = out();
+        assertTrue(text.startsWith(file + ": " + String.format("%,d", Files.size(file)) + " bytes, 17 packets" + NL
+                + "DAMAGED: at byte " + badFrame + ": packet 3 does not decode ("), text);
+        assertTrue(text.contains("sequences:    5" + NL), "the packets after it count: " + text);
+        assertTrue(text.contains("; 1 packets that do not decode" + NL), text);
+        out.reset();
+        assertEquals(0, run(file.toString(), "--json"), err());
+        assertTrue(out().contains("\"undecodable_packets\":1}"), out());
+    }
+
+    @Test
     void filesThatAreNoTraceAreRefusedNamingWhy() throws IOException {
         Path text = Files.writeString(dir.resolve("notes.txt"), "hello\n");
         assertEquals(1, run(text.toString()));

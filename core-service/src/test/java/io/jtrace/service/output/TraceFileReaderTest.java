@@ -99,6 +99,9 @@ class TraceFileReaderTest {
                 {"00", "at byte 4 (after 1 packets): bytes that are no Trace field (tag 0)"},
                 {"8f", "at byte 4 (after 1 packets): the file ends inside a field's tag"},
                 {"2501", "at byte 4 (after 1 packets): the file ends inside a field"},
+                {"8080808080808080808001", "at byte 4 (after 1 packets): bytes that are no Trace field (a tag longer "
+                        + "than 10 bytes)"},
+                {"0a8080808080808080808001", "at byte 4 (after 1 packets): a packet length longer than 10 bytes"},
         };
         for (String[] c : cases) {
             Path file = file(packet, hex(c[0]));
@@ -117,6 +120,15 @@ class TraceFileReaderTest {
             TraceFileReader.NotATraceException e = assertThrows(TraceFileReader.NotATraceException.class, reader::next);
             assertEquals(file + " is not a Perfetto trace: it starts with byte 0x46 (a trace starts with 0x0a, its first "
                     + "packet)", e.getMessage());
+        }
+    }
+
+    @Test
+    void aFirstPacketLongerThanAnyArrayIsNoTrace() throws IOException {
+        Path file = file(hex("0a8080808010"), new byte[] {8, 1}); // a length of 2^32
+        try (TraceFileReader reader = TraceFileReader.open(file)) {
+            TraceFileReader.NotATraceException e = assertThrows(TraceFileReader.NotATraceException.class, reader::next);
+            assertEquals(file + " is not a Perfetto trace: its first packet would be 4294967296 bytes long", e.getMessage());
         }
     }
 

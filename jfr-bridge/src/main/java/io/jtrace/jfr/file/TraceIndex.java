@@ -1,15 +1,15 @@
 package io.jtrace.jfr.file;
 
-import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.output.TraceFileReader;
 import io.jtrace.service.output.TraceFileWriter;
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,8 +27,6 @@ import java.util.Set;
  * makes an offset larger than the truth; the smallest is the tightest.
  */
 final class TraceIndex {
-    private static final int PACKET_TAG = (1 << 3) | 2;
-
     final Map<Integer, Long> processUuids = new HashMap<>();
     final Map<Integer, String> processNames = new HashMap<>();
     /** pid → (tid → track uuid). */
@@ -38,28 +36,26 @@ final class TraceIndex {
     int maxSequenceId;
     long packets;
 
+    /**
+     * Copies {@code trace} into {@code into} and learns it. A file that is no trace, a packet that does
+     * not decode or damaged framing (a cut-off last packet) refuses the merge: a merged file must not
+     * silently lack the end of the trace it was made from.
+     */
     static TraceIndex copy(Path trace, TraceFileWriter into) throws IOException, JfrInputException {
         TraceIndex index = new TraceIndex();
-        byte[] none = new byte[0];
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(trace), 1 << 16)) {
-            CodedInputStream cis = CodedInputStream.newInstance(in, 1 << 16);
-            while (true) {
-                cis.resetSizeCounter();
-                int tag = cis.readTag();
-                if (tag == 0) {
-                    break;
-                }
-                if (tag != PACKET_TAG) {
-                    cis.skipField(tag);
-                    continue;
-                }
-                byte[] body = cis.readByteArray();
-                TracePacket packet = TracePacket.parseFrom(body);
+        try (TraceFileReader reader = TraceFileReader.open(trace)) {
+            while (reader.next()) {
+                TracePacket packet = TracePacket.parseFrom(ByteBuffer.wrap(reader.packet(), 0, reader.packetLength()));
                 index.learn(packet);
-                into.packet(body, 0, body.length, none, 0);
+                into.packet(reader.packet(), 0, reader.packetLength(), PacketSink.NO_TRAILER, 0);
                 index.packets++;
             }
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            if (reader.damage() != null) {
+                throw new JfrInputException(trace + ": not a whole Perfetto trace, damaged " + reader.damage());
+            }
+        } catch (TraceFileReader.NotATraceException e) {
+            throw new JfrInputException(e.getMessage(), e);
+        } catch (InvalidProtocolBufferException e) {
             throw new JfrInputException(trace + ": not a readable Perfetto trace after " + index.packets
                     + " packets (" + e.getMessage() + ")", e);
         }

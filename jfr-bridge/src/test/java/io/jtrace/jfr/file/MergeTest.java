@@ -16,6 +16,7 @@ import io.jtrace.service.output.TraceFileWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,6 +118,26 @@ class MergeTest {
         JfrInputException e = assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).merge(trace, recording, out));
         assertTrue(e.getMessage().contains("recorded in pid " + ProcessHandle.current().pid()), e.getMessage());
         assertTrue(e.getMessage().contains("not the same JVM"), e.getMessage());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void aTraceWhoseLastPacketIsCutOffIsRefusedNamingTheDamageAndNothingIsWritten() throws Exception {
+        byte[] whole = Files.readAllBytes(jtraceTrace("whole.pftrace", (int) ProcessHandle.current().pid()));
+        Path cut = Files.write(dir.resolve("cut.pftrace"), Arrays.copyOf(whole, whole.length - 2));
+        Path out = dir.resolve("cut-merged.pftrace");
+        JfrInputException e = assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).merge(cut, recording, out));
+        assertTrue(e.getMessage().startsWith(cut + ": not a whole Perfetto trace, damaged at byte "), e.getMessage());
+        assertTrue(e.getMessage().contains("the last packet is cut off"), e.getMessage());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void aFileThatIsNoTraceIsRefusedNamingIt() throws Exception {
+        Path notes = Files.writeString(dir.resolve("notes.txt"), "hello\n");
+        Path out = dir.resolve("notes-merged.pftrace");
+        JfrInputException e = assertThrows(JfrInputException.class, () -> new JfrToTrace(false, null).merge(notes, recording, out));
+        assertTrue(e.getMessage().startsWith(notes + " is not a Perfetto trace"), e.getMessage());
         assertFalse(Files.exists(out));
     }
 
