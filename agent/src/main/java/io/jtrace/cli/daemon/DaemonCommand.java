@@ -1,5 +1,7 @@
 package io.jtrace.cli.daemon;
 
+import static io.jtrace.cli.attach.CommandLineValues.value;
+
 import io.jtrace.cli.attach.ExitCodes;
 import io.jtrace.daemon.TracingDaemon;
 import io.jtrace.ipc.SocketPaths;
@@ -82,13 +84,6 @@ public final class DaemonCommand {
             Thread.currentThread().interrupt();
         }
         return ExitCodes.OK;
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
     }
 
     private static int positive(String value, String option) {
