@@ -227,14 +227,14 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
     /** Sends a frame the host builds itself, which is always far below the limit. */
     private void sendControl(IPCFrame frame) {
         try {
-            send(frame);
+            send(FrameEncoder.encode(frame));
         } catch (FrameEncoder.FrameTooLargeException e) {
             throw new IllegalStateException("a control frame cannot be over the limit", e);
         }
     }
 
-    /** Any thread: queues {@code frame} and has the I/O loop write it. Dropped once the connection closed. */
-    void send(IPCFrame frame) throws FrameEncoder.FrameTooLargeException {
+    /** Any thread: queues an encoded frame and has the I/O loop write it. Dropped once the connection closed. */
+    void send(ByteBuffer frame) {
         if (outbox.add(frame)) {
             counters.framesSent.incrementAndGet();
             attention.needed(this);
