@@ -285,10 +285,12 @@ public final class IpcClient implements AutoCloseable {
 
     /** Reader thread, once, as it ends: no request is accepted from now on; what waits fails. */
     private void disconnected() {
+        // Closed before taking the lock: a caller blocked writing to a host that reads no more holds the
+        // lock, and only closing the channel ends its write (it then fails its call as closed).
+        closeQuietly();
         synchronized (writeLock) {
             connected = false;
         }
-        closeQuietly();
         for (Long requestId : pending.keySet()) {
             Pending waiting = pending.remove(requestId);
             try {
