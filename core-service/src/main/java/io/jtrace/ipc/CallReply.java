@@ -22,7 +22,7 @@ final class CallReply implements Reply {
     private final HostConnection connection;
     private final long requestId;
     private final String method;
-    /** The client asked for no reply ({@code drop_reply}): nothing is ever queued. */
+    /** The client asked for no reply ({@code drop_reply}): nothing is ever queued; a failure is only counted. */
     private final boolean dropReply;
     /** Guarded by {@code this}: the last reply or the failure has been queued. */
     private boolean finished;
@@ -48,9 +48,7 @@ final class CallReply implements Reply {
     public synchronized void fail(String reason) {
         if (!finished) {
             finished = true;
-            if (!dropReply) {
-                connection.failCall(requestId, method + " failed: " + reason);
-            }
+            connection.failCall(requestId, dropReply, method + " failed: " + reason);
         }
     }
 

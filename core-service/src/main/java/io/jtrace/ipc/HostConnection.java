@@ -177,12 +177,12 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
         int serviceId = call.getServiceId();
         boolean dropReply = call.getDropReply();
         if (!services.isValid(serviceId) || bindings[serviceId - 1] == null) {
-            rejectCall(requestId, dropReply, "service id " + Integer.toUnsignedString(serviceId) + " is not bound");
+            failCall(requestId, dropReply, "service id " + Integer.toUnsignedString(serviceId) + " is not bound");
             return;
         }
         String method = services.method(serviceId, call.getMethodId());
         if (method == null) {
-            rejectCall(requestId, dropReply, "service " + services.definition(serviceId).name() + " has no method id "
+            failCall(requestId, dropReply, "service " + services.definition(serviceId).name() + " has no method id "
                     + Integer.toUnsignedString(call.getMethodId()));
             return;
         }
@@ -196,18 +196,16 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
         }
     }
 
-    private void rejectCall(long requestId, boolean dropReply, String reason) {
-        if (dropReply) {
-            counters.failedCalls.incrementAndGet();
-            LOG.debug("connection {}: request {} (no reply wanted) failed: {}", id, requestId, reason);
-        } else {
-            failCall(requestId, reason);
-        }
-    }
-
-    /** Any thread: answers the call {@code requestId} with {@code success = false}; the reason stays here. */
-    void failCall(long requestId, String reason) {
+    /**
+     * Any thread: the call {@code requestId} failed. It is counted, and answered with {@code success = false}
+     * unless the client wanted no reply ({@code dropReply}); the reason stays here.
+     */
+    void failCall(long requestId, boolean dropReply, String reason) {
         counters.failedCalls.incrementAndGet();
+        if (dropReply) {
+            LOG.debug("connection {}: request {} (no reply wanted) failed: {}", id, requestId, reason);
+            return;
+        }
         LOG.debug("connection {}: request {} failed: {}", id, requestId, reason);
         sendControl(IPCFrame.newBuilder()
                 .setRequestId(requestId)

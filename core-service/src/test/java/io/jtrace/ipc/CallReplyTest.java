@@ -119,5 +119,6 @@ class CallReplyTest {
         dropped.fail("no one hears");
         assertEquals(List.of(), queued());
         assertEquals(0, counters.framesSent.get());
+        assertEquals(1, counters.failedCalls.get(), "a failure is counted even when no one is told");
     }
 }

@@ -165,6 +165,7 @@ class IpcCallTest {
         assertEquals(3, echo.calls.get(), "the dropped calls ran too");
         // One bind reply and one reply: nothing for the calls that wanted none.
         assertEquals(2, host.stats().framesSent());
+        assertEquals(1, host.stats().failedCalls(), "the dropped call that failed is counted");
     }
 
     @Test

@@ -121,6 +121,7 @@ class IpcWireTest {
             peer.send(invokeFrame(4, 2, 1, false));
             assertEquals(4, peer.read().getRequestId(), "the next frame answers request 4");
             assertEquals(2, echo.calls.get());
+            assertEquals(1, host.stats().failedCalls(), "the call to an unknown service failed, unanswered");
         }
     }
 
