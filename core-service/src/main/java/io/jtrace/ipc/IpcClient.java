@@ -2,6 +2,7 @@ package io.jtrace.ipc;
 
 import com.google.protobuf.MessageLite;
 import io.jtrace.protos.IPCFrame;
+import io.jtrace.service.ProcessIdentity;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -74,7 +75,7 @@ public final class IpcClient implements AutoCloseable {
         }
         IpcClient client = new IpcClient(socketPath, channel, onDisconnect);
         IPCFrame.Builder identity = IPCFrame.newBuilder()
-                .setSetPeerIdentity(IPCFrame.SetPeerIdentity.newBuilder().setPid((int) ProcessHandle.current().pid()));
+                .setSetPeerIdentity(IPCFrame.SetPeerIdentity.newBuilder().setPid(ProcessIdentity.pid()));
         try {
             if (!client.send(identity, null)) {
                 channel.close();
