@@ -41,7 +41,6 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
     // I/O thread only.
     private final ServiceBinding[] bindings;
     private boolean firstFrameHandled;
-    private boolean unbound;
 
     /** Written once by the I/O thread (at the first frame), read by services on any thread. */
     private volatile PeerIdentity peer;
@@ -241,13 +240,10 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
 
     /**
      * I/O thread, when the connection has closed: drops what was queued and tells every bound service,
-     * once. A service that throws here is logged; the others are still told.
+     * once (a binding is forgotten as it is told, so a second call tells no one). A service that throws
+     * here is logged; the others are still told.
      */
     void unbindAll() {
-        if (unbound) {
-            return;
-        }
-        unbound = true;
         outbox.discard();
         for (int i = 0; i < bindings.length; i++) {
             ServiceBinding binding = bindings[i];
