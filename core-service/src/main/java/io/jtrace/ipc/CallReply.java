@@ -3,16 +3,18 @@ package io.jtrace.ipc;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.MessageLite;
 import io.jtrace.protos.IPCFrame;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The {@link Reply} of one call. Any thread may answer; each reply is encoded on the answering thread and
- * queued on the connection's {@link Outbox}, which the I/O thread writes out. {@link #finished} makes the
- * last reply happen once: after it (or from the start, for {@code drop_reply}) everything is ignored. A
- * {@link #stream} racing a {@link #complete} on another thread may be queued after the last reply; the
- * client drops replies to a call it has finished, so it never sees one.
+ * queued on the connection's {@link Outbox}, which the I/O thread writes out.
+ *
+ * <p>Deciding whether a reply may still go and queueing it are one step under this object's monitor, so
+ * the last reply (or the failure) is the last frame of the call ever queued: a {@link #stream} racing a
+ * {@link #complete} on another thread is either queued before it or dropped. Encoding happens before the
+ * monitor is taken, so a slow message never holds up another thread's answer.
  */
 final class CallReply implements Reply {
     private static final Logger LOG = LoggerFactory.getLogger(CallReply.class);
@@ -20,33 +22,33 @@ final class CallReply implements Reply {
     private final HostConnection connection;
     private final long requestId;
     private final String method;
-    private final AtomicBoolean finished;
+    /** The client asked for no reply ({@code drop_reply}): nothing is ever queued; a failure is only counted. */
+    private final boolean dropReply;
+    /** Guarded by {@code this}: the last reply or the failure has been queued. */
+    private boolean finished;
 
     CallReply(HostConnection connection, long requestId, String method, boolean dropReply) {
         this.connection = connection;
         this.requestId = requestId;
         this.method = method;
-        this.finished = new AtomicBoolean(dropReply);
+        this.dropReply = dropReply;
     }
 
     @Override
     public void stream(MessageLite message) {
-        if (!finished.get()) {
-            send(message, true);
-        }
+        reply(message, true);
     }
 
     @Override
     public void complete(MessageLite message) {
-        if (finished.compareAndSet(false, true)) {
-            send(message, false);
-        }
+        reply(message, false);
     }
 
     @Override
-    public void fail(String reason) {
-        if (finished.compareAndSet(false, true)) {
-            connection.failCall(requestId, method + " failed: " + reason);
+    public synchronized void fail(String reason) {
+        if (!finished) {
+            finished = true;
+            connection.failCall(requestId, dropReply, method + " failed: " + reason);
         }
     }
 
@@ -55,22 +57,31 @@ final class CallReply implements Reply {
         return connection.pendingBytes();
     }
 
-    private void send(MessageLite message, boolean hasMore) {
+    private void reply(MessageLite message, boolean hasMore) {
+        if (dropReply) {
+            return;
+        }
         ByteString bytes = message.toByteString();
-        IPCFrame frame = IPCFrame.newBuilder()
-                .setRequestId(requestId)
-                .setMsgInvokeMethodReply(IPCFrame.InvokeMethodReply.newBuilder()
-                        .setSuccess(true)
-                        .setHasMore(hasMore)
-                        .setReplyProto(bytes))
-                .build();
+        ByteBuffer frame;
         try {
-            connection.send(frame);
+            frame = FrameEncoder.encode(IPCFrame.newBuilder()
+                    .setRequestId(requestId)
+                    .setMsgInvokeMethodReply(IPCFrame.InvokeMethodReply.newBuilder()
+                            .setSuccess(true)
+                            .setHasMore(hasMore)
+                            .setReplyProto(bytes))
+                    .build());
         } catch (FrameEncoder.FrameTooLargeException e) {
             // Sending it would make the client close the connection; the call fails instead.
-            finished.set(true);
             LOG.warn("connection {}: reply of {} to request {} not sent: {}", connection.id(), method, requestId, e.getMessage());
-            connection.failCall(requestId, method + " replied " + bytes.size() + " bytes, over the frame limit");
+            fail("replied " + bytes.size() + " bytes, over the frame limit");
+            return;
+        }
+        synchronized (this) {
+            if (!finished) {
+                finished = !hasMore;
+                connection.send(frame);
+            }
         }
     }
 }

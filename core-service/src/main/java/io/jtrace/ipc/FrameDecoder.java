@@ -107,7 +107,7 @@ public final class FrameDecoder {
 
     /** Bytes of an incomplete frame held back; 0 at a frame boundary. */
     public int bufferedBytes() {
-        return oversizeLength >= 0 ? 0 : size;
+        return size; // 0 once a frame was oversize: decode dropped everything held.
     }
 
     private void decodeOne(int offset, int length, Sink sink) {

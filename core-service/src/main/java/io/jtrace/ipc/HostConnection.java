@@ -41,7 +41,6 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
     // I/O thread only.
     private final ServiceBinding[] bindings;
     private boolean firstFrameHandled;
-    private boolean unbound;
 
     /** Written once by the I/O thread (at the first frame), read by services on any thread. */
     private volatile PeerIdentity peer;
@@ -177,12 +176,12 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
         int serviceId = call.getServiceId();
         boolean dropReply = call.getDropReply();
         if (!services.isValid(serviceId) || bindings[serviceId - 1] == null) {
-            rejectCall(requestId, dropReply, "service id " + Integer.toUnsignedString(serviceId) + " is not bound");
+            failCall(requestId, dropReply, "service id " + Integer.toUnsignedString(serviceId) + " is not bound");
             return;
         }
         String method = services.method(serviceId, call.getMethodId());
         if (method == null) {
-            rejectCall(requestId, dropReply, "service " + services.definition(serviceId).name() + " has no method id "
+            failCall(requestId, dropReply, "service " + services.definition(serviceId).name() + " has no method id "
                     + Integer.toUnsignedString(call.getMethodId()));
             return;
         }
@@ -196,18 +195,16 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
         }
     }
 
-    private void rejectCall(long requestId, boolean dropReply, String reason) {
-        if (dropReply) {
-            counters.failedCalls.incrementAndGet();
-            LOG.debug("connection {}: request {} (no reply wanted) failed: {}", id, requestId, reason);
-        } else {
-            failCall(requestId, reason);
-        }
-    }
-
-    /** Any thread: answers the call {@code requestId} with {@code success = false}; the reason stays here. */
-    void failCall(long requestId, String reason) {
+    /**
+     * Any thread: the call {@code requestId} failed. It is counted, and answered with {@code success = false}
+     * unless the client wanted no reply ({@code dropReply}); the reason stays here.
+     */
+    void failCall(long requestId, boolean dropReply, String reason) {
         counters.failedCalls.incrementAndGet();
+        if (dropReply) {
+            LOG.debug("connection {}: request {} (no reply wanted) failed: {}", id, requestId, reason);
+            return;
+        }
         LOG.debug("connection {}: request {} failed: {}", id, requestId, reason);
         sendControl(IPCFrame.newBuilder()
                 .setRequestId(requestId)
@@ -227,14 +224,14 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
     /** Sends a frame the host builds itself, which is always far below the limit. */
     private void sendControl(IPCFrame frame) {
         try {
-            send(frame);
+            send(FrameEncoder.encode(frame));
         } catch (FrameEncoder.FrameTooLargeException e) {
             throw new IllegalStateException("a control frame cannot be over the limit", e);
         }
     }
 
-    /** Any thread: queues {@code frame} and has the I/O loop write it. Dropped once the connection closed. */
-    void send(IPCFrame frame) throws FrameEncoder.FrameTooLargeException {
+    /** Any thread: queues an encoded frame and has the I/O loop write it. Dropped once the connection closed. */
+    void send(ByteBuffer frame) {
         if (outbox.add(frame)) {
             counters.framesSent.incrementAndGet();
             attention.needed(this);
@@ -243,13 +240,10 @@ final class HostConnection implements IpcConnection, FrameDecoder.Sink {
 
     /**
      * I/O thread, when the connection has closed: drops what was queued and tells every bound service,
-     * once. A service that throws here is logged; the others are still told.
+     * once (a binding is forgotten as it is told, so a second call tells no one). A service that throws
+     * here is logged; the others are still told.
      */
     void unbindAll() {
-        if (unbound) {
-            return;
-        }
-        unbound = true;
         outbox.discard();
         for (int i = 0; i < bindings.length; i++) {
             ServiceBinding binding = bindings[i];

@@ -2,6 +2,7 @@ package io.jtrace.ipc;
 
 import com.google.protobuf.MessageLite;
 import io.jtrace.protos.IPCFrame;
+import io.jtrace.service.ProcessIdentity;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -74,7 +75,7 @@ public final class IpcClient implements AutoCloseable {
         }
         IpcClient client = new IpcClient(socketPath, channel, onDisconnect);
         IPCFrame.Builder identity = IPCFrame.newBuilder()
-                .setSetPeerIdentity(IPCFrame.SetPeerIdentity.newBuilder().setPid((int) ProcessHandle.current().pid()));
+                .setSetPeerIdentity(IPCFrame.SetPeerIdentity.newBuilder().setPid(ProcessIdentity.pid()));
         try {
             if (!client.send(identity, null)) {
                 channel.close();
@@ -285,10 +286,12 @@ public final class IpcClient implements AutoCloseable {
 
     /** Reader thread, once, as it ends: no request is accepted from now on; what waits fails. */
     private void disconnected() {
+        // Closed before taking the lock: a caller blocked writing to a host that reads no more holds the
+        // lock, and only closing the channel ends its write (it then fails its call as closed).
+        closeQuietly();
         synchronized (writeLock) {
             connected = false;
         }
-        closeQuietly();
         for (Long requestId : pending.keySet()) {
             Pending waiting = pending.remove(requestId);
             try {

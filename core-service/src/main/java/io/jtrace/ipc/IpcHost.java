@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import jdk.net.ExtendedSocketOptions;
 import org.slf4j.Logger;
@@ -36,6 +37,12 @@ public final class IpcHost implements AutoCloseable {
      * are: a peer that sends calls but does not read the replies cannot make the host buffer without end.
      */
     static final long READ_PAUSE_BYTES = 1 << 20;
+    /**
+     * How long the host stops accepting after {@code accept} failed (e.g. out of file descriptors): the
+     * connection stays in the backlog, so the selector would report it again at once and the I/O thread
+     * would spin, logging each time.
+     */
+    static final long ACCEPT_PAUSE_MILLIS = 100;
 
     private final String name;
     private final ServiceTable services;
@@ -44,12 +51,16 @@ public final class IpcHost implements AutoCloseable {
     private final ServerSocketChannel server;
     private final SocketFile socketFile;
     private final Selector selector;
+    private final SelectionKey serverKey;
     /** Keys of connections with frames to write or a close to carry out; drained by the I/O thread. */
     private final ConcurrentLinkedQueue<SelectionKey> attention = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final Thread ioThread;
     /** I/O thread only. */
     private long lastConnectionId;
+    /** I/O thread only: accepting is paused since {@link #acceptPausedAt} ({@code System.nanoTime()}). */
+    private boolean acceptPaused;
+    private long acceptPausedAt;
 
     private IpcHost(String name, ServiceTable services, PeerIdentityResolver identities, Path socketPath) throws IOException {
         this.name = name;
@@ -61,7 +72,7 @@ public final class IpcHost implements AutoCloseable {
             this.socketFile = SocketFile.bind(server, socketPath);
             server.configureBlocking(false);
             opened = Selector.open();
-            server.register(opened, SelectionKey.OP_ACCEPT);
+            this.serverKey = server.register(opened, SelectionKey.OP_ACCEPT);
         } catch (IOException | RuntimeException e) {
             if (opened != null) {
                 opened.close();
@@ -111,7 +122,8 @@ public final class IpcHost implements AutoCloseable {
     /**
      * Stops listening, closes every connection (each bound service is told through
      * {@link ServiceBinding#unbound()}) and removes the socket file. Waits for the I/O thread unless called
-     * on it. Idempotent.
+     * on it (by a service): then it returns at once, and the host shuts down when the I/O thread has
+     * handled what the current {@code select} reported. Idempotent.
      */
     @Override
     public void close() {
@@ -120,7 +132,7 @@ public final class IpcHost implements AutoCloseable {
         }
         selector.wakeup();
         if (Thread.currentThread() == ioThread) {
-            return; // The loop ends after the current frame; its finally block shuts down.
+            return; // The loop ends after this round; its finally block shuts down.
         }
         boolean interrupted = false;
         while (ioThread.isAlive()) {
@@ -138,7 +150,8 @@ public final class IpcHost implements AutoCloseable {
     private void run() {
         try {
             while (!closing.get()) {
-                selector.select();
+                selector.select(acceptPaused ? ACCEPT_PAUSE_MILLIS : 0);
+                resumeAcceptingWhenDue();
                 for (SelectionKey key : selector.selectedKeys()) {
                     handle(key);
                 }
@@ -185,7 +198,10 @@ public final class IpcHost implements AutoCloseable {
                     return;
                 }
             } catch (IOException e) {
-                LOG.warn("IPC host {}: accept failed: {}", name, e.toString());
+                LOG.warn("IPC host {}: accept failed, accepting again in {} ms: {}", name, ACCEPT_PAUSE_MILLIS, e.toString());
+                serverKey.interestOps(0);
+                acceptPaused = true;
+                acceptPausedAt = System.nanoTime();
                 return;
             }
             try {
@@ -201,6 +217,13 @@ public final class IpcHost implements AutoCloseable {
                 LOG.warn("IPC host {}: dropping a new connection: {}", name, e.toString());
                 closeQuietly(channel);
             }
+        }
+    }
+
+    private void resumeAcceptingWhenDue() {
+        if (acceptPaused && System.nanoTime() - acceptPausedAt >= TimeUnit.MILLISECONDS.toNanos(ACCEPT_PAUSE_MILLIS)) {
+            acceptPaused = false;
+            serverKey.interestOps(SelectionKey.OP_ACCEPT);
         }
     }
 

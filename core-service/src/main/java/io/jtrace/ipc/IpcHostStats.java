@@ -10,8 +10,8 @@ package io.jtrace.ipc;
  * @param oversizeCloses connections closed because a frame announced more than 128 KiB
  * @param framesSent frames queued for sending (replies, bind replies, request errors)
  * @param requestErrors frames answered with a RequestError (no request the host knows)
- * @param failedCalls calls answered with {@code success = false}: unknown service or method, a binding
- *     that failed or threw, a reply over the frame limit
+ * @param failedCalls calls that failed, answered with {@code success = false} unless the client wanted no
+ *     reply: unknown service or method, a binding that failed or threw, a reply over the frame limit
  * @param ignoredIdentityClaims {@code SetPeerIdentity} frames that came after a connection's first frame
  */
 public record IpcHostStats(

@@ -1,6 +1,5 @@
 package io.jtrace.ipc;
 
-import io.jtrace.protos.IPCFrame;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
@@ -20,15 +19,14 @@ final class Outbox {
     private volatile boolean discarded;
 
     /**
-     * Encodes and queues {@code frame}.
+     * Queues {@code bytes}, a frame {@link FrameEncoder#encode encoded} by the caller.
      *
      * @return false when the connection has closed and the frame was dropped
      */
-    boolean add(IPCFrame frame) throws FrameEncoder.FrameTooLargeException {
+    boolean add(ByteBuffer bytes) {
         if (discarded) {
             return false;
         }
-        ByteBuffer bytes = FrameEncoder.encode(frame);
         pendingBytes.addAndGet(bytes.remaining());
         frames.add(bytes);
         return true;

@@ -1,13 +1,14 @@
 package io.jtrace.ipc;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.InitializeConnectionRequest;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,11 +27,8 @@ final class EchoService implements IpcServiceDefinition {
     final AtomicInteger badArgs = new AtomicInteger();
     /** Every binding made, to check each was unbound exactly once. */
     final List<Binding> bindings = new CopyOnWriteArrayList<>();
-    private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "echo-later");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /** The answers of Later calls, kept for a test to give from its own thread when it chooses. */
+    final BlockingQueue<Runnable> laterReplies = new LinkedBlockingQueue<>();
 
     private final String name;
     private final List<String> methods;
@@ -71,6 +69,20 @@ final class EchoService implements IpcServiceDefinition {
         return InitializeConnectionRequest.newBuilder().setProducerName(name).setSharedMemoryPageSizeHintBytes(number).build();
     }
 
+    /** Calls Echo through {@code proxy} and checks that exactly its arguments come back, in one reply. */
+    static void assertEchoes(ServiceProxy proxy, String name, int number) throws Exception {
+        RecordingHandler handler = new RecordingHandler();
+        proxy.invoke("Echo", message(name, number), handler);
+        assertEquals(List.of(message(name, number)), handler.await());
+    }
+
+    /** Calls {@code method} through {@code proxy}; the reason it failed (the test fails if it did not). */
+    static String failureOf(ServiceProxy proxy, String method) throws Exception {
+        RecordingHandler handler = new RecordingHandler();
+        proxy.invoke(method, message("x", 1), handler);
+        return handler.awaitFailure();
+    }
+
     final class Binding implements ServiceBinding {
         final IpcConnection connection;
         final AtomicInteger unbound = new AtomicInteger();
@@ -100,7 +112,7 @@ final class EchoService implements IpcServiceDefinition {
                     }
                     reply.complete(message(request.getProducerName(), count));
                 }
-                case "Later" -> later.schedule(() -> reply.complete(request), 20, TimeUnit.MILLISECONDS);
+                case "Later" -> laterReplies.add(() -> reply.complete(request));
                 case "Fail" -> reply.fail("asked to fail");
                 case "Throw" -> throw new IllegalStateException("asked to throw");
                 case "Huge" -> reply.complete(message("x".repeat(FrameDecoder.MAX_PAYLOAD + 1), 0));

@@ -79,11 +79,7 @@ final class FrameMutator {
     }
 
     private static byte[] withLength(byte[] payload, long length) {
-        byte[] framed = new byte[FrameDecoder.HEADER_SIZE + payload.length];
-        framed[0] = (byte) length;
-        framed[1] = (byte) (length >>> 8);
-        framed[2] = (byte) (length >>> 16);
-        framed[3] = (byte) (length >>> 24);
+        byte[] framed = Arrays.copyOf(FrameDecoderTest.header(length), FrameDecoder.HEADER_SIZE + payload.length);
         System.arraycopy(payload, 0, framed, FrameDecoder.HEADER_SIZE, payload.length);
         return framed;
     }

@@ -1,7 +1,10 @@
 package io.jtrace.ipc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static io.jtrace.ipc.EchoService.assertEchoes;
+import static io.jtrace.ipc.EchoService.failureOf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,6 +97,10 @@ class IpcCallTest {
     void aReplyGivenLaterFromAnotherThreadArrives() throws Exception {
         RecordingHandler handler = new RecordingHandler();
         echoProxy().invoke("Later", EchoService.message("later", 7), handler);
+        Runnable answer = echo.laterReplies.poll(10, TimeUnit.SECONDS);
+        assertNotNull(answer, "the call reached the service");
+        assertFalse(handler.done.isDone(), "nothing reaches the caller before the service answers");
+        answer.run(); // On this thread: neither the host's I/O thread nor inside the call.
         assertEquals(List.of(EchoService.message("later", 7)), handler.await());
     }
 
@@ -117,32 +124,23 @@ class IpcCallTest {
 
     @Test
     void aCallTheServiceFailsReachesTheCallerAsAFailure() throws Exception {
-        RecordingHandler handler = new RecordingHandler();
-        echoProxy().invoke("Fail", EchoService.message("x", 1), handler);
-        assertEquals("Echo.Fail failed on the host", handler.awaitFailure());
+        assertEquals("Echo.Fail failed on the host", failureOf(echoProxy(), "Fail"));
         assertEquals(1, host.stats().failedCalls());
     }
 
     @Test
     void aServiceThatThrowsFailsOnlyThatCall() throws Exception {
         ServiceProxy proxy = echoProxy();
-        RecordingHandler thrown = new RecordingHandler();
-        proxy.invoke("Throw", EchoService.message("x", 1), thrown);
-        assertEquals("Echo.Throw failed on the host", thrown.awaitFailure());
-        RecordingHandler next = new RecordingHandler();
-        proxy.invoke("Echo", EchoService.message("after", 2), next);
-        assertEquals(List.of(EchoService.message("after", 2)), next.await());
+        assertEquals("Echo.Throw failed on the host", failureOf(proxy, "Throw"));
+        assertEchoes(proxy, "after", 2);
     }
 
     @Test
     void aReplyOverTheFrameLimitFailsTheCallInsteadOfBreakingTheConnection() throws Exception {
         ServiceProxy proxy = echoProxy();
-        RecordingHandler huge = new RecordingHandler();
-        proxy.invoke("Huge", EchoService.message("x", 1), huge);
-        assertEquals("Echo.Huge failed on the host", huge.awaitFailure());
-        RecordingHandler next = new RecordingHandler();
-        proxy.invoke("Echo", EchoService.message("after", 2), next);
-        assertEquals(List.of(EchoService.message("after", 2)), next.await());
+        assertEquals("Echo.Huge failed on the host", failureOf(proxy, "Huge"));
+        assertEchoes(proxy, "after", 2);
+        assertTrue(client.isConnected());
     }
 
     @Test
@@ -159,22 +157,26 @@ class IpcCallTest {
         ServiceProxy proxy = echoProxy();
         proxy.invoke("Echo", EchoService.message("dropped", 1), null);
         proxy.invoke("Fail", EchoService.message("dropped", 1), null);
-        RecordingHandler after = new RecordingHandler();
-        proxy.invoke("Echo", EchoService.message("after", 2), after);
-        assertEquals(List.of(EchoService.message("after", 2)), after.await());
+        assertEchoes(proxy, "after", 2);
         assertEquals(3, echo.calls.get(), "the dropped calls ran too");
         // One bind reply and one reply: nothing for the calls that wanted none.
         assertEquals(2, host.stats().framesSent());
+        assertEquals(1, host.stats().failedCalls(), "the dropped call that failed is counted");
+    }
+
+    /** A call the service never answers, which has reached the service. */
+    private static RecordingHandler unansweredCall(ServiceProxy proxy) throws Exception {
+        RecordingHandler waiting = new RecordingHandler();
+        proxy.invoke("Never", EchoService.message("x", 1), waiting);
+        assertEchoes(proxy, "sync", 1); // Answered after the Never call, so that one has reached the service.
+        assertFalse(waiting.done.isDone());
+        return waiting;
     }
 
     @Test
     void closingTheClientFailsWaitingCallsAndUnbindsOnce() throws Exception {
         ServiceProxy proxy = echoProxy();
-        RecordingHandler waiting = new RecordingHandler();
-        proxy.invoke("Never", EchoService.message("x", 1), waiting);
-        RecordingHandler sync = new RecordingHandler();
-        proxy.invoke("Echo", EchoService.message("x", 1), sync);
-        sync.await(); // The Never call has reached the service.
+        RecordingHandler waiting = unansweredCall(proxy);
         client.close();
         assertEquals("connection closed", waiting.awaitFailure());
         assertEquals(1, disconnects.get());
@@ -201,12 +203,7 @@ class IpcCallTest {
 
     @Test
     void closingTheHostDisconnectsClientsUnbindsAndRemovesTheSocket() throws Exception {
-        ServiceProxy proxy = echoProxy();
-        RecordingHandler waiting = new RecordingHandler();
-        proxy.invoke("Never", EchoService.message("x", 1), waiting);
-        RecordingHandler sync = new RecordingHandler();
-        proxy.invoke("Echo", EchoService.message("x", 1), sync);
-        sync.await(); // The Never call has reached the service.
+        RecordingHandler waiting = unansweredCall(echoProxy());
         host.close();
         assertEquals("connection closed", waiting.awaitFailure());
         assertEquals(1, echo.unbinds.get());
@@ -216,11 +213,10 @@ class IpcCallTest {
 
     @Test
     void bindingTwiceOnOneConnectionGivesTheSameBinding() throws Exception {
-        echoProxy();
+        ServiceProxy first = echoProxy();
         ServiceProxy again = echoProxy();
-        RecordingHandler handler = new RecordingHandler();
-        again.invoke("Echo", EchoService.message("x", 1), handler);
-        handler.await();
+        assertEchoes(again, "x", 1);
+        assertEchoes(first, "y", 2);
         assertEquals(1, echo.binds.get());
     }
 

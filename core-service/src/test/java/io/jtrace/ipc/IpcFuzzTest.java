@@ -2,6 +2,7 @@ package io.jtrace.ipc;
 
 import static io.jtrace.ipc.IpcCallTest.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -37,7 +38,7 @@ class IpcFuzzTest {
     private static final int SOCKET_FRAMES = 10_000;
     /**
      * The echo's methods minus those that make a fuzz slow rather than harsh: Huge allocates 128 KiB per
-     * call, Throw logs a stack trace per call, Later answers on another thread after the frame's checks.
+     * call, Throw logs a stack trace per call, Later keeps every call's reply for a test to give.
      * Each of them has its own test in {@link IpcCallTest}.
      */
     private static final List<String> FUZZ_METHODS = List.of("Echo", "Stream", "Fail", "Never", "CloseMe");
@@ -271,6 +272,8 @@ class IpcFuzzTest {
             }
             stop.set(true);
             caller.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(caller.isAlive(), "seed " + SEED + ": the good client's calls all ended (" + goodCalls.get() + " so far)");
+            assertTrue(goodCalls.get() >= 100, "seed " + SEED + ": " + goodCalls.get() + " good calls");
             assertTrue(goodFailures.isEmpty(), "seed " + SEED + ": the good client's calls failed: " + goodFailures);
             assertTrue(good.isConnected(), "seed " + SEED);
             awaitTrue(() -> host.stats().connectionsOpen() == 1, "only the good client is connected (seed " + SEED + ")");

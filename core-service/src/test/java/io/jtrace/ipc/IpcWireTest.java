@@ -1,5 +1,6 @@
 package io.jtrace.ipc;
 
+import static io.jtrace.ipc.EchoService.assertEchoes;
 import static io.jtrace.ipc.FrameDecoderTest.concat;
 import static io.jtrace.ipc.FrameDecoderTest.header;
 import static io.jtrace.ipc.IpcCallTest.awaitTrue;
@@ -121,6 +122,7 @@ class IpcWireTest {
             peer.send(invokeFrame(4, 2, 1, false));
             assertEquals(4, peer.read().getRequestId(), "the next frame answers request 4");
             assertEquals(2, echo.calls.get());
+            assertEquals(1, host.stats().failedCalls(), "the call to an unknown service failed, unanswered");
         }
     }
 
@@ -174,9 +176,7 @@ class IpcWireTest {
             }
             awaitTrue(() -> echo.calls.get() > 0, "the lazy peer's first call is served");
             for (int i = 0; i < 20; i++) {
-                RecordingHandler handler = new RecordingHandler();
-                proxy.invoke("Echo", EchoService.message("good", i), handler);
-                assertEquals(List.of(EchoService.message("good", i)), handler.await());
+                assertEchoes(proxy, "good", i);
             }
             int lazyCallsServed = echo.calls.get() - 20;
             assertTrue(lazyCallsServed < calls, "the host stopped reading the lazy peer: it served " + lazyCallsServed);
@@ -209,9 +209,7 @@ class IpcWireTest {
             assertTrue(bad.closedByHost(), "the host closes the misbehaving peer");
             awaitTrue(() -> echo.unbinds.get() == 1, "the bad peer's binding is unbound");
             for (int i = 0; i < 50; i++) {
-                RecordingHandler handler = new RecordingHandler();
-                proxy.invoke("Echo", EchoService.message("good", i), handler);
-                assertEquals(List.of(EchoService.message("good", i)), handler.await());
+                assertEchoes(proxy, "good", i);
             }
             assertTrue(good.isConnected());
             assertEquals(1, host.stats().connectionsOpen());

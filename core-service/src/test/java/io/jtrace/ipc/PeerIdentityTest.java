@@ -3,6 +3,7 @@ package io.jtrace.ipc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jtrace.protos.IPCFrame;
+import io.jtrace.service.ProcessIdentity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,20 +29,12 @@ class PeerIdentityTest {
         }
     }
 
-    private static int myUid() throws Exception {
-        return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-    }
-
-    private static int myPid() {
-        return (int) ProcessHandle.current().pid();
-    }
-
     @Test
     void aClientIsSeenAsTheRealUserWithItsOwnPid() throws Exception {
         host = IpcHost.listen(directory.resolve("id.sock"), List.of(echo));
         try (IpcClient client = IpcClient.connect(host.socketPath(), null)) {
             client.bind(EchoService.NAME).get(10, TimeUnit.SECONDS);
-            assertEquals(new PeerIdentity(ME, myUid(), myPid()), echo.bindings.get(0).connection.peer());
+            assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), ProcessIdentity.pid()), echo.bindings.get(0).connection.peer());
         }
     }
 
@@ -51,7 +44,7 @@ class PeerIdentityTest {
         try (RawPeer peer = new RawPeer(host.socketPath())) {
             peer.send(IpcWireTest.bindFrame(1, EchoService.NAME));
             peer.read();
-            assertEquals(new PeerIdentity(ME, myUid(), -1), echo.bindings.get(0).connection.peer());
+            assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), -1), echo.bindings.get(0).connection.peer());
         }
     }
 
@@ -60,11 +53,11 @@ class PeerIdentityTest {
         host = IpcHost.listen(directory.resolve("id.sock"), List.of(echo));
         try (RawPeer peer = new RawPeer(host.socketPath())) {
             peer.send(IpcWireTest.bindFrame(1, EchoService.NAME));
-            peer.send(identityClaim(myPid()));
+            peer.send(identityClaim(ProcessIdentity.pid()));
             peer.send(IpcWireTest.bindFrame(2, EchoService.NAME));
             peer.read();
             peer.read();
-            assertEquals(new PeerIdentity(ME, myUid(), -1), echo.bindings.get(0).connection.peer());
+            assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), -1), echo.bindings.get(0).connection.peer());
             assertEquals(1, host.stats().ignoredIdentityClaims());
         }
     }
@@ -78,7 +71,7 @@ class PeerIdentityTest {
     void aPidOfAnotherUsersProcessIsRefused() throws Exception {
         Path procRoot;
         int pid;
-        if (myUid() == 0) {
+        if (ProcessIdentity.uid() == 0) {
             procRoot = Files.createDirectories(directory.resolve("proc"));
             pid = 4242;
             Path process = Files.createDirectory(procRoot.resolve(Integer.toString(pid)));
@@ -87,21 +80,21 @@ class PeerIdentityTest {
             procRoot = Path.of("/proc");
             pid = 1;
         }
-        assertEquals(new PeerIdentity(ME, myUid(), -1), identityAfterClaim(procRoot, pid));
+        assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), -1), identityAfterClaim(procRoot, pid));
     }
 
     @Test
     void aPidOfTheUsersOwnProcessInTheProcRootIsAccepted() throws Exception {
         Path procRoot = Files.createDirectories(directory.resolve("proc"));
         Files.createDirectory(procRoot.resolve("4243"));
-        assertEquals(new PeerIdentity(ME, myUid(), 4243), identityAfterClaim(procRoot, 4243));
+        assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), 4243), identityAfterClaim(procRoot, 4243));
     }
 
     @Test
     void aPidWithNoProcessIsRefused() throws Exception {
         Path procRoot = Files.createDirectories(directory.resolve("proc"));
-        assertEquals(new PeerIdentity(ME, myUid(), -1), identityAfterClaim(procRoot, 4244));
-        assertEquals(new PeerIdentity(ME, myUid(), -1), identityAfterClaim(procRoot, -3));
+        assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), -1), identityAfterClaim(procRoot, 4244));
+        assertEquals(new PeerIdentity(ME, ProcessIdentity.uid(), -1), identityAfterClaim(procRoot, -3));
     }
 
     @Test
