@@ -87,7 +87,9 @@ public final class ProducerClient implements Producer, AutoCloseable {
             newCommitter.start();
             committer = newCommitter;
             arbiter = new ChunkArbiter(abi, newCommitter);
-            endpoint.smbMapped();
+            // From the producer's thread, like every other call to the service: this method may run on an
+            // IPC reader thread, which must never wait on a write to the service.
+            run(endpoint::smbMapped);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot map the shared memory buffer " + smbPath, e);
         }
