@@ -6,6 +6,7 @@ import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TracingServiceState;
 import io.jtrace.service.ConsumerEndpoint;
+import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.TracingService;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.status.BufferStatus;
@@ -25,7 +26,8 @@ import java.util.function.Consumer;
 public final class InProcessConsumer implements TracingConsumer {
     private final TracingService service;
     private final ConsumerEndpoint endpoint;
-    private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    /** The session of the latest enableTracing: its end completes it. */
+    private volatile CompletableFuture<Void> ended = new CompletableFuture<>();
     /** The session's id once the service has started it and every data source reported started. */
     public final CompletableFuture<Long> started = new CompletableFuture<>();
     /** Every config this consumer sent, for tests to check. */
@@ -37,7 +39,13 @@ public final class InProcessConsumer implements TracingConsumer {
     /** Sees every packet delivered, before the reader does. */
     public volatile Consumer<byte[]> tap = bytes -> { };
 
+    /** A consumer of the service's own user: the service may write files for it. */
     public InProcessConsumer(TracingService service) {
+        this(service, ProcessIdentity.uid());
+    }
+
+    /** A consumer of user {@code uid}; of another user than the service's, it gets no write_into_file. */
+    public InProcessConsumer(TracingService service, int uid) {
         this.service = service;
         this.endpoint = service.connectConsumer(error -> {
             if (error == null) {
@@ -45,12 +53,14 @@ public final class InProcessConsumer implements TracingConsumer {
             } else {
                 ended.completeExceptionally(new TracingException(error));
             }
-        });
+        }, uid);
     }
 
     @Override
     public CompletableFuture<Void> enableTracing(TraceConfig config) {
         configs.add(config);
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        this.ended = ended;
         endpoint.enableTracing(config).whenComplete((id, e) -> {
             if (e != null) {
                 ended.completeExceptionally(new TracingException(reason(e)));

@@ -49,9 +49,10 @@ final class ProgressLine {
         }
     }
 
+    /** {@code packets} < 0: not known while the session runs (the service writes the file). */
     static String text(long elapsedNanos, long bytes, long packets, LossCounts losses) {
-        return String.format(Locale.ROOT, "recording %s  %s  %,d packets  %s", duration(elapsedNanos), size(bytes),
-                packets, losses);
+        return String.format(Locale.ROOT, "recording %s  %s  %s%s", duration(elapsedNanos), size(bytes),
+                packets < 0 ? "" : String.format(Locale.ROOT, "%,d packets  ", packets), losses);
     }
 
     /** 0:07, 12:30, 1:02:03. */

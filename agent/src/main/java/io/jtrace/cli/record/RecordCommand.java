@@ -95,10 +95,9 @@ public final class RecordCommand {
     }
 
     private int record(RecordOptions options) {
-        Path socket;
         TracingConsumer consumer;
         try {
-            socket = socket(options);
+            Path socket = socket(options);
             consumer = connector.connect(socket);
         } catch (UnreachableException e) {
             err.println("jtrace record: " + e.getMessage());
@@ -110,12 +109,29 @@ public final class RecordCommand {
             }
             return ExitCodes.NOT_REACHABLE;
         }
-        try (WholeTraceFile file = WholeTraceFile.beside(options.out())) {
-            Recording recording = new Recording(consumer, options, file,
+        int result = record(options, consumer, true);
+        if (result != REFUSED_FILE_WRITING) {
+            return result;
+        }
+        // A service may not write files for a consumer of another user: read the trace out instead, on the
+        // same connection (the refused session never existed).
+        return record(options, consumer, false);
+    }
+
+    /** What {@link #record(RecordOptions, TracingConsumer, boolean)} returns when the service would not write the file. */
+    private static final int REFUSED_FILE_WRITING = -1;
+
+    private int record(RecordOptions options, TracingConsumer consumer, boolean serviceWrites) {
+        try (WholeTraceFile file = serviceWrites ? WholeTraceFile.forAnotherWriter(options.out())
+                : WholeTraceFile.beside(options.out())) {
+            Recording recording = new Recording(consumer, options, file, serviceWrites,
                     new ProgressLine(err, terminal, quietMillis));
-            err.println("jtrace record: recording " + describe(options) + " into " + options.out()
-                    + (options.config().getDurationMs() > 0 ? " for " + options.config().getDurationMs() + " ms" : "")
-                    + "; Ctrl-C stops and saves");
+            if (serviceWrites) {
+                // Once, on the first try: the output can be written; a fall-back to reading goes on quietly.
+                err.println("jtrace record: recording " + describe(options) + " into " + options.out()
+                        + (options.config().getDurationMs() > 0 ? " for " + options.config().getDurationMs() + " ms" : "")
+                        + "; Ctrl-C stops and saves");
+            }
             CountDownLatch reported = new CountDownLatch(1);
             stopHook.install(() -> {
                 // Ctrl-C: the JVM exits once this returns, so wait (bounded) until the file is saved and reported.
@@ -128,6 +144,9 @@ public final class RecordCommand {
             });
             try {
                 Recording.Outcome outcome = recording.run();
+                if (serviceWrites && Recording.refusedFileWriting(outcome)) {
+                    return REFUSED_FILE_WRITING;
+                }
                 if (outcome.fileWritten()) {
                     out.println(Recording.summary(outcome, options.out()));
                     out.flush();

@@ -100,6 +100,19 @@ public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket,
                 .clearMaxFileSizeBytes().build();
     }
 
+    /**
+     * The config as the service gets it when it writes the file: streamed into {@code temp} every
+     * {@code periodMillis}, ended by the service at {@code maxFileBytes} (0: no limit).
+     */
+    static TraceConfig forService(TraceConfig config, Path temp, long periodMillis, long maxFileBytes) {
+        TraceConfig.Builder b = config.toBuilder().setWriteIntoFile(true).setOutputPath(temp.toString())
+                .setFileWritePeriodMs((int) periodMillis);
+        if (maxFileBytes > 0) {
+            b.setMaxFileSizeBytes(maxFileBytes);
+        }
+        return b.build();
+    }
+
     private static TraceConfig readConfig(Path file) {
         String text;
         try {

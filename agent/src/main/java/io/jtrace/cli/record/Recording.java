@@ -5,8 +5,11 @@ import io.jtrace.cli.trace.LossCounts;
 import io.jtrace.consumer.TracingConsumer;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.output.TraceFileReader;
 import io.jtrace.service.output.WholeTraceFile;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -16,12 +19,18 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One recording over a consumer connection: starts the session, reads its buffers into the file every
- * period while it runs (so a ring buffer never overwrites what the file could have saved), shows
- * progress, and once the session has ended — its duration elapsed, {@link #stop} (Ctrl-C), or
- * max_file_size_bytes reached — reads the rest (the service's trace stats last), frees the session and
- * puts the file in place. The file is written beside its target and moved there whole: a recording the
- * service refused, or whose file could not be written, leaves the target as it was.
+ * One recording over a consumer connection: starts the session, shows progress while it runs, and once
+ * it has ended — its duration elapsed, {@link #requestStop} (Ctrl-C), or max_file_size_bytes reached —
+ * frees the session and puts the file in place. The file is written beside its target and moved there
+ * whole: a recording the service refused, or whose file could not be written, leaves the target as it was.
+ *
+ * <p>Who writes the file: the service itself when it can ({@link #serviceWrites}: a session with
+ * write_into_file into the temporary file, as Perfetto's own command line records long traces). The
+ * service then applies its rule for file sessions: a chunk not yet in the file is never overwritten, so
+ * overload fills the producers' shared memory, where every dropped event is counted, and every event in
+ * the file stays decodable. A service that may not write files for this consumer (another user's) is read
+ * every period instead, and its ring buffer may overwrite what a read came too late for (counted as
+ * chunks overwritten).
  *
  * <p>A session that fails or whose connection is lost after packets were read keeps them: every packet
  * in the file is whole, and the trace up to a crash of the traced JVM is the trace most worth keeping.
@@ -40,6 +49,8 @@ final class Recording {
     private final TracingConsumer consumer;
     private final RecordOptions options;
     private final WholeTraceFile file;
+    /** The service streams the session into {@code file}'s temporary file; else this command reads it. */
+    private final boolean serviceWrites;
     private final ProgressLine progress;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     /** The first failure to write the file, seen on the connection's reader thread; checked after each read. */
@@ -48,10 +59,13 @@ final class Recording {
     private long reads;
     private LossCounts losses = LossCounts.NONE;
 
-    Recording(TracingConsumer consumer, RecordOptions options, WholeTraceFile file, ProgressLine progress) {
+    /** {@code file} from {@link WholeTraceFile#forAnotherWriter} when the service writes it, else from {@code beside}. */
+    Recording(TracingConsumer consumer, RecordOptions options, WholeTraceFile file, boolean serviceWrites,
+              ProgressLine progress) {
         this.consumer = consumer;
         this.options = options;
         this.file = file;
+        this.serviceWrites = serviceWrites;
         this.progress = progress;
     }
 
@@ -67,17 +81,22 @@ final class Recording {
     /** Runs the recording to its end on the calling thread. */
     Outcome run() {
         long start = System.nanoTime();
-        TraceConfig config = options.config();
+        TraceConfig config = serviceWrites
+                ? RecordOptions.forService(options.config(), file.temp(), options.readPeriodMillis(), options.maxFileBytes())
+                : options.config();
         CompletableFuture<Void> ended = consumer.enableTracing(config);
         long deadline = config.getDurationMs() > 0
                 ? start + TimeUnit.MILLISECONDS.toNanos(config.getDurationMs() + STOP_TIMEOUT_MS) : Long.MAX_VALUE;
         String error = null;
         try {
             while (!hasEnded(ended, options.readPeriodMillis())) {
-                readOnce();
+                if (!serviceWrites) {
+                    readOnce();
+                }
                 losses = stats();
-                progress.update(System.nanoTime() - start, file.writer().bytes(), file.writer().packets(), losses);
-                if (options.maxFileBytes() > 0 && file.writer().bytes() >= options.maxFileBytes()) {
+                progress.update(System.nanoTime() - start, bytes(), serviceWrites ? -1 : file.writer().packets(), losses);
+                // The service stops a session whose file reached max_file_size_bytes itself.
+                if (!serviceWrites && options.maxFileBytes() > 0 && bytes() >= options.maxFileBytes()) {
                     requestStop();
                 }
                 if (System.nanoTime() > deadline) {
@@ -93,7 +112,15 @@ final class Recording {
         } catch (RecordingException e) {
             error = e.getMessage();
         }
-        if (error == null || reads > 0) {
+        if (serviceWrites && refusesFileWriting(error)) {
+            // No session was created: the connection stays open for the command to read the trace instead.
+            progress.finish();
+            return new Outcome(ExitCodes.COMMAND_FAILED, error, 0, 0, System.nanoTime() - start, losses, false);
+        }
+        if (serviceWrites) {
+            // The service wrote the file to its end, its trace stats last, before it ended the session.
+            losses = stats();
+        } else if (error == null || reads > 0) {
             // The last read after the end brings the service's trace stats; after a failure, what is left.
             try {
                 readOnce();
@@ -109,7 +136,15 @@ final class Recording {
             return new Outcome(ExitCodes.COMMAND_FAILED, "writing " + options.out() + " failed: " + writeFailure,
                     0, 0, elapsed, losses, false);
         }
-        boolean keep = file.writer().packets() > 0;
+        long packets;
+        long bytes = bytes();
+        try {
+            packets = !serviceWrites ? file.writer().packets() : bytes == 0 ? 0 : wholePackets(file.temp());
+        } catch (IOException e) {
+            return new Outcome(ExitCodes.COMMAND_FAILED, "the trace the service wrote cannot be read: " + e.getMessage(),
+                    0, 0, elapsed, losses, false);
+        }
+        boolean keep = packets > 0;
         if (keep) {
             try {
                 file.commit();
@@ -118,8 +153,42 @@ final class Recording {
                         elapsed, losses, false);
             }
         }
-        return new Outcome(error == null ? ExitCodes.OK : ExitCodes.COMMAND_FAILED, error, file.writer().packets(),
-                file.writer().bytes(), elapsed, losses, keep);
+        return new Outcome(error == null ? ExitCodes.OK : ExitCodes.COMMAND_FAILED, error, packets, bytes, elapsed,
+                losses, keep);
+    }
+
+    /** Whether the service refused to write the file for this consumer (so the command must read instead). */
+    static boolean refusedFileWriting(Outcome outcome) {
+        return !outcome.fileWritten() && refusesFileWriting(outcome.error());
+    }
+
+    /** The service's refusal of write_into_file (another user's consumer, or a path it cannot write). */
+    private static boolean refusesFileWriting(String error) {
+        return error != null && (error.contains("write_into_file") || error.contains("output_path"));
+    }
+
+    private long bytes() {
+        if (!serviceWrites) {
+            return file.writer().bytes();
+        }
+        try {
+            return Files.size(file.temp());
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** The packets of a file the service wrote; one that is cut or damaged is an error naming where. */
+    private static long wholePackets(Path trace) throws IOException {
+        try (TraceFileReader reader = TraceFileReader.open(trace)) {
+            while (reader.next()) {
+                // counting
+            }
+            if (reader.damage() != null) {
+                throw new IOException(reader.damage());
+            }
+            return reader.packets();
+        }
     }
 
     /** True once the session has ended; a session that failed or was refused throws with the service's reason. */

@@ -12,6 +12,7 @@ import io.jtrace.protos.Trace;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
+import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.ServiceConfig;
 import io.jtrace.service.TracingService;
 import java.io.ByteArrayOutputStream;
@@ -82,6 +83,18 @@ class RecordCommandTest {
         return source;
     }
 
+    /** A consumer of another user than the service's: the service writes no file for it, the command reads. */
+    private InProcessConsumer reader() {
+        return new InProcessConsumer(service, ProcessIdentity.uid() + 1000);
+    }
+
+    /** The config of the session that ran: the one after the service refused to write the file itself. */
+    private static TraceConfig sessionConfig(InProcessConsumer consumer) {
+        assertEquals(2, consumer.configs.size(), "a refused file session, then the session the command reads");
+        assertTrue(consumer.configs.get(0).getWriteIntoFile(), "the service was asked to write the file first");
+        return consumer.configs.get(1);
+    }
+
     /** Off a terminal, every progress update is a line: no quiet period (ProgressLineTest has that). */
     private RecordCommand command(ConsumerConnector connector, boolean terminal) {
         return new RecordCommand(connector, new SocketPaths(dir.resolve("sockets")), print(out), print(err), terminal,
@@ -133,7 +146,7 @@ class RecordCommandTest {
         int bursts = 10;
         int perBurst = 40;
         BurstDataSource source = producer("test.bursts", bursts, perBurst, 1000);
-        InProcessConsumer consumer = new InProcessConsumer(service);
+        InProcessConsumer consumer = reader();
         AtomicInteger delivered = new AtomicInteger();
         consumer.tap = bytes -> {
             try {
@@ -168,7 +181,7 @@ class RecordCommandTest {
         List<TracePacket> packets = packets(target);
         assertEquals(expectedNames(bursts, perBurst), burstNames(packets), "every packet once, in order");
         assertTrue(packets.get(0).hasClockSnapshot(), "the service's header comes first");
-        TraceConfig sent = consumer.configs.get(0);
+        TraceConfig sent = sessionConfig(consumer);
         assertFalse(sent.getWriteIntoFile() || sent.hasFileWritePeriodMs(),
                 "the service gets no file to write: the command reads the buffers itself");
         assertTrue(packets.stream().anyMatch(p -> p.hasTraceConfig() && p.getTraceConfig().equals(sent)));
@@ -191,16 +204,51 @@ class RecordCommandTest {
     }
 
     @Test
+    void theServiceOfTheConsumersOwnUserWritesTheFileItselfAndItsRingOverwritesNothing() throws Exception {
+        int bursts = 10;
+        int perBurst = 40;
+        BurstDataSource source = producer("test.bursts", bursts, perBurst, 1000);
+        source.release(bursts); // 400 KB at once into a 64 KB ring: only the service's own file drain keeps up
+        InProcessConsumer consumer = new InProcessConsumer(service);
+        Path config = config("buffers { size_kb: 64 fill_policy: RING_BUFFER }\n"
+                + "data_sources { config { name: \"test.bursts\" } }\nduration_ms: 1500\n");
+        Path target = dir.resolve("written.pftrace");
+        int exit = command(socket -> consumer, false).run(new String[] {"-c", config.toString(), "-o", target.toString()});
+        assertEquals(0, exit, err());
+
+        assertEquals(1, consumer.configs.size());
+        TraceConfig sent = consumer.configs.get(0);
+        assertTrue(sent.getWriteIntoFile(), "the service writes the file");
+        assertTrue(Path.of(sent.getOutputPath()).getFileName().toString().startsWith(".written.pftrace"),
+                "into a temporary file beside the target: " + sent.getOutputPath());
+        assertEquals(consumer.reads, 0, "the command reads nothing itself");
+        List<TracePacket> packets = packets(target);
+        assertEquals(expectedNames(bursts, perBurst), burstNames(packets), "every packet once, in order");
+        TracePacket last = packets.get(packets.size() - 1);
+        assertTrue(last.hasTraceStats(), "the service finished the file with its trace stats");
+        TraceStats.BufferStats buffer = last.getTraceStats().getBufferStats(0);
+        assertEquals(0, buffer.getChunksOverwritten(), buffer.toString());
+        assertTrue(buffer.getBytesWritten() > 5 * 64 * 1024, "the trace is larger than its buffer: " + buffer);
+        assertTrue(out().startsWith(expectedSummaryLinePrefix(target, packets)), out());
+        assertTrue(out().endsWith(" s, no loss" + NL), out());
+        assertTrue(service.status().get().sessions().isEmpty(), "the session is freed");
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of("config.pbtxt", "sockets", "written.pftrace"),
+                    files.map(p -> p.getFileName().toString()).sorted().toList(), "no temporary file is left");
+        }
+    }
+
+    @Test
     void flagsMakeTheAgentsConfigAndTheDurationEndsTheRecording() throws Exception {
         BurstDataSource source = producer("track_event", 1, 30, 10);
         source.release(1);
-        InProcessConsumer consumer = new InProcessConsumer(service);
+        InProcessConsumer consumer = reader();
         Path target = dir.resolve("flags.pftrace");
         int exit = command(socket -> consumer, false).run(new String[] {"--time", "1500ms", "--buffer", "1m",
                 "--sources", "track_event", "--categories", "app,db*", "-o", target.toString()});
         assertEquals(0, exit, err());
 
-        TraceConfig sent = consumer.configs.get(0);
+        TraceConfig sent = sessionConfig(consumer);
         assertEquals(1500, sent.getDurationMs());
         assertEquals(1024, sent.getBuffers(0).getSizeKb());
         assertEquals(1, sent.getDataSourcesCount());
@@ -223,7 +271,7 @@ class RecordCommandTest {
     void aRefusedConfigExitsWith1WithTheServicesReasonAndLeavesTheTargetAsItWas() throws Exception {
         Path target = dir.resolve("kept.pftrace");
         Files.writeString(target, "old");
-        InProcessConsumer consumer = new InProcessConsumer(service);
+        InProcessConsumer consumer = reader();
         Path config = config("buffers { size_kb: 64 }\n");
         int exit = command(socket -> consumer, false).run(new String[] {"-c", config.toString(), "-o", target.toString()});
         assertEquals(1, exit);
@@ -239,7 +287,7 @@ class RecordCommandTest {
     void maxFileSizeBytesEndsTheRecordingOnceTheFileHasThatManyBytes() throws Exception {
         BurstDataSource source = producer("test.bursts", 1, 50, 1000);
         source.release(1);
-        InProcessConsumer consumer = new InProcessConsumer(service);
+        InProcessConsumer consumer = reader();
         Path config = config("buffers { size_kb: 1024 }\ndata_sources { config { name: \"test.bursts\" } }\n"
                 + "write_into_file: true\nfile_write_period_ms: 100\nmax_file_size_bytes: 20000\n");
         Path target = dir.resolve("capped.pftrace");
@@ -247,7 +295,7 @@ class RecordCommandTest {
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> command(socket -> consumer, false)
                 .run(new String[] {"-c", config.toString(), "-o", target.toString()}));
         assertEquals(0, exit.get(60, TimeUnit.SECONDS), err());
-        assertFalse(consumer.configs.get(0).hasMaxFileSizeBytes(), "the command, not the service, keeps the limit");
+        assertFalse(sessionConfig(consumer).hasMaxFileSizeBytes(), "the command, not the service, keeps the limit");
         assertTrue(Files.size(target) >= 20000, "stopped at the limit, not before: " + Files.size(target));
         List<TracePacket> packets = packets(target);
         assertEquals(expectedNames(1, 50), burstNames(packets), "what was read when the limit was reached is kept");
@@ -259,7 +307,7 @@ class RecordCommandTest {
     void aConnectionLostAfterSomeReadsKeepsWhatWasReadAndExitsWith1() throws Exception {
         BurstDataSource source = producer("test.bursts", 1, 20, 10);
         source.release(1);
-        InProcessConsumer consumer = new InProcessConsumer(service);
+        InProcessConsumer consumer = reader();
         Path config = config("buffers { size_kb: 64 }\ndata_sources { config { name: \"test.bursts\" } }\n"
                 + "write_into_file: true\nfile_write_period_ms: 100\n");
         Path target = dir.resolve("partial.pftrace");
@@ -351,7 +399,7 @@ class RecordCommandTest {
         List<Path> connected = new ArrayList<>();
         int exit = command(s -> {
             connected.add(s);
-            return new InProcessConsumer(service);
+            return reader();
         }, false).run(new String[] {"--pid", Long.toString(pid), "--time", "200ms", "--sources", "track_event",
                 "-o", dir.resolve("pid.pftrace").toString()});
         assertEquals(0, exit, err());
@@ -369,7 +417,7 @@ class RecordCommandTest {
     @Test
     void anOutputThatCannotBeWrittenExitsWith1BeforeRecording() throws Exception {
         Files.writeString(dir.resolve("file"), "");
-        InProcessConsumer consumer = new InProcessConsumer(service);
+        InProcessConsumer consumer = reader();
         Path target = dir.resolve("file").resolve("x.pftrace");
         assertEquals(1, command(socket -> consumer, false).run(new String[] {"--time", "1s", "-o", target.toString()}));
         assertTrue(err().startsWith("jtrace record: cannot write " + target + ": "), err());

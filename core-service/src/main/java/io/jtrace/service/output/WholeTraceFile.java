@@ -18,38 +18,62 @@ import java.nio.file.StandardCopyOption;
  *     file.commit();
  * }
  * }</pre>
+ *
+ * <p>Or another writer (a tracing service streaming a session into it) fills {@link #temp()} of a file
+ * made by {@link #forAnotherWriter}; then {@link #commit} only moves it.
  */
 public final class WholeTraceFile implements AutoCloseable {
     private final Path target;
     private final Path temp;
+    /** Null when another writer fills the file. */
     private final TraceFileWriter writer;
     private boolean committed;
 
-    private WholeTraceFile(Path target, Path temp) throws IOException {
+    private WholeTraceFile(Path target, Path temp, boolean open) throws IOException {
         this.target = target;
         this.temp = temp;
-        this.writer = new TraceFileWriter(temp);
+        this.writer = open ? new TraceFileWriter(temp) : null;
     }
 
     public static WholeTraceFile beside(Path target) throws IOException {
+        return create(target, true);
+    }
+
+    /** A whole file that something else writes into {@link #temp()}, such as a tracing service. */
+    public static WholeTraceFile forAnotherWriter(Path target) throws IOException {
+        return create(target, false);
+    }
+
+    private static WholeTraceFile create(Path target, boolean open) throws IOException {
         Path absolute = target.toAbsolutePath();
         Files.createDirectories(absolute.getParent());
         Path temp = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName(), ".partial");
         try {
-            return new WholeTraceFile(absolute, temp);
+            return new WholeTraceFile(absolute, temp, open);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(temp);
             throw e;
         }
     }
 
+    /** The writer of the temporary file; only for a file made by {@link #beside}. */
     public TraceFileWriter writer() {
+        if (writer == null) {
+            throw new IllegalStateException(temp + " is written by another writer");
+        }
         return writer;
+    }
+
+    /** The temporary file, for a writer other than {@link #writer()}; it exists, empty, mode 0600. */
+    public Path temp() {
+        return temp;
     }
 
     /** Completes the file and puts it in the target's place. */
     public void commit() throws IOException {
-        writer.close();
+        if (writer != null) {
+            writer.close();
+        }
         try {
             Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
@@ -61,7 +85,7 @@ public final class WholeTraceFile implements AutoCloseable {
     @Override
     public void close() throws IOException {
         if (!committed) {
-            try (writer) {
+            try (TraceFileWriter open = writer) {
                 // Closed first, so the delete below removes a file nobody writes any more.
             } finally {
                 Files.deleteIfExists(temp);
