@@ -17,6 +17,13 @@ public final class AgentBridge {
         TrackEvent.backend = backend;
     }
 
+    /**
+     * The version of what this class and the SPI offer the agent. An agent binds an application's own
+     * copy of the API only when that copy's version equals the agent's: a copy of another version may
+     * lack what the agent calls.
+     */
+    public static final int VERSION = 1;
+
     /** Sessions a category's mask can name: one bit each. */
     public static final int MAX_SESSIONS = 4;
 
@@ -42,6 +49,29 @@ public final class AgentBridge {
     public static void asyncTrackDescribed(AsyncTrack track, int slot, Object session, int generation) {
         track.describedGeneration[slot] = generation;
         track.describedSession[slot] = session;
+    }
+
+    /** The agent's copy of {@code category} (see {@link Category#twin}), or null before the agent made one. */
+    public static Object twin(Category category) {
+        return category.twin;
+    }
+
+    public static void twin(Category category, Object twin) {
+        category.twin = twin;
+    }
+
+    /** The agent's copy of {@code track}, or null before the agent made one. */
+    public static Object twin(AsyncTrack track) {
+        return track.twin;
+    }
+
+    public static void twin(AsyncTrack track, Object twin) {
+        track.twin = twin;
+    }
+
+    /** The track another copy of the API calls {@code name} with {@code uuid}, for the agent to write its events on. */
+    public static AsyncTrack asyncTrack(String name, long uuid) {
+        return AsyncTrack.withUuid(name, uuid);
     }
 
     public static Collection<Category> categories() {

@@ -1,5 +1,6 @@
 package io.jtrace.agent.trackevent;
 
+import io.jtrace.agent.apibind.ApiCopies;
 import io.jtrace.agent.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.SequenceHeader;
 import io.jtrace.api.AgentBridge;
@@ -86,6 +87,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         this.process = process;
         this.threads = ThreadLocal.withInitial(() -> new ThreadState(process));
         AgentBridge.install(this, this::categoryCreated);
+        ApiCopies.serve(this);
     }
 
     @Override
@@ -277,6 +279,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 AgentBridge.setSessionMask(category, maskOf(category));
             }
         }
+        // Other copies of the API follow their twins: after the lock, which their adapters may need.
+        ApiCopies.refreshMasks();
     }
 
     private int maskOf(Category category) {
