@@ -256,7 +256,9 @@ final class ThreadSampler implements Sampler {
     }
 
     private void place(ThreadRecord r, long tid, long startNanos) {
-        r.place(tid, startNanos, sequence.process());
+        // A dump gives a thread's age in whole 10 ms: a thread listed at the session's first sample ran
+        // before the session, even if its rounded age puts its start a few milliseconds after.
+        r.place(tid, r.firstSample == 1 ? Math.min(startNanos, sessionStartNanos) : startNanos, sequence.process());
         placedTids.add(tid);
     }
 

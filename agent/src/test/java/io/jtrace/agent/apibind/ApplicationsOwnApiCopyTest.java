@@ -3,7 +3,9 @@ package io.jtrace.agent.apibind;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.jtrace.agent.apibind.app.OwnCopyApplication;
 import io.jtrace.agent.trackevent.RecordingContext;
@@ -17,6 +19,7 @@ import io.jtrace.protos.EventName;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.protos.TrackEventConfig;
+import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
@@ -24,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,6 +73,47 @@ class ApplicationsOwnApiCopyTest {
             assertFalse(trace.names.contains("own-copy/never"), "a category no session enables records nothing");
             assertEquals(List.of("own-copy"), trace.categories);
         }
+    }
+
+    @Test
+    void theAgentDoesNotKeepAnUndeployedApplicationsClassLoaderAlive() throws Exception {
+        WeakReference<ClassLoader> webApp;
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 29));
+            DataSourceInstance session = source.create(context, DataSourceConfig.newBuilder().setName("track_event")
+                    .setTrackEventConfig(TrackEventConfig.newBuilder().addEnabledCategories("own-copy")).build());
+            session.start();
+            webApp = deployRunAndUndeploy();
+            session.stop();
+        }
+        // The application ran on a thread of its own, now ended: its thread-local builders are gone too.
+        for (int i = 0; i < 50 && webApp.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertNull(webApp.get(), "the web application's class loader was collected");
+    }
+
+    private static WeakReference<ClassLoader> deployRunAndUndeploy() throws Exception {
+        URLClassLoader childFirst = new URLClassLoader("web-app", new URL[] {location(Category.class), location(OwnCopyApplication.class)},
+                ClassLoader.getPlatformClassLoader());
+        AtomicReference<Object> emitted = new AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                @SuppressWarnings("unchecked")
+                Function<String, Object> app = (Function<String, Object>) childFirst
+                        .loadClass(OwnCopyApplication.class.getName()).getConstructor().newInstance();
+                app.apply("prepare");
+                emitted.set(app.apply("emit"));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                emitted.set(e);
+            }
+        }, "web-app-worker");
+        worker.start();
+        worker.join();
+        assertInstanceOf(long[].class, emitted.get(), "the application ran");
+        childFirst.close();
+        return new WeakReference<>(childFirst);
     }
 
     private static URL location(Class<?> c) {
