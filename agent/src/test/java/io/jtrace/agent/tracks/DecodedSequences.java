@@ -83,6 +83,17 @@ public final class DecodedSequences {
                 && ds.get(ds.size() - 1).getName().equals(name));
     }
 
+    /** Every track named {@code name}, whatever its parent. */
+    public List<Long> tracksNamed(String name) {
+        List<Long> found = new ArrayList<>();
+        for (Map.Entry<Long, List<TrackDescriptor>> e : descriptors.entrySet()) {
+            if (e.getValue().get(e.getValue().size() - 1).getName().equals(name)) {
+                found.add(e.getKey());
+            }
+        }
+        return found;
+    }
+
     /** The names of the tracks described under {@code parent}. */
     public List<String> trackNames(long parent) {
         List<String> names = new ArrayList<>();
