@@ -66,6 +66,7 @@ class ThreadsDataSourceTest {
     @Test
     void threadsAtTheStartAreDumpedAUniqueNewNameIsPlacedByNameAndTwinsWaitForTheNextDump() throws Exception {
         Subject early = subject("tst-early");
+        early.awaitOlderThanADumpCanTell();
         long t0 = System.nanoTime();
         sequence.beginSample();
         sampler.first(t0);
@@ -111,6 +112,8 @@ class ThreadsDataSourceTest {
     void aRenameAStateChangeAndAThreadsEndAreWrittenWithWholeStretches() throws Exception {
         Subject worker = subject("tst-worker");
         Subject idle = subject("tst-idle");
+        worker.awaitOlderThanADumpCanTell();
+        idle.awaitOlderThanADumpCanTell();
         long t0 = System.nanoTime();
         sequence.beginSample();
         sampler.first(t0);
@@ -253,6 +256,8 @@ class ThreadsDataSourceTest {
     private static final class Subject {
         final String name;
         final Thread thread;
+        /** Read by the thread itself, so after the start the JVM keeps for it. */
+        private volatile long runningSince;
         final CountDownLatch toTimedWait = new CountDownLatch(1);
         private final CountDownLatch toEnd = new CountDownLatch(1);
         private final CountDownLatch tidKnown = new CountDownLatch(1);
@@ -268,6 +273,7 @@ class ThreadsDataSourceTest {
         }
 
         private void run() {
+            runningSince = System.nanoTime();
             try {
                 String link = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();
                 tid = Long.parseLong(link.substring(link.lastIndexOf('/') + 1));
@@ -284,6 +290,18 @@ class ThreadsDataSourceTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (thread.getState() != state) {
                 assertTrue(System.nanoTime() < deadline, name + " is " + thread.getState() + ", not " + state);
+                Thread.sleep(1);
+            }
+        }
+
+        /**
+         * Waits until the thread is older than a dump can tell apart from new (it prints ages rounded to
+         * 10 ms): a thread a few ms old when the session starts is taken for one started during it (its
+         * age printed as 0.00 s), and announced as "thread start" instead of "thread".
+         */
+        void awaitOlderThanADumpCanTell() throws InterruptedException {
+            long until = runningSince + TimeUnit.MILLISECONDS.toNanos(25);
+            while (System.nanoTime() - until < 0) {
                 Thread.sleep(1);
             }
         }
