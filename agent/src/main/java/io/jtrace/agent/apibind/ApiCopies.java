@@ -79,9 +79,9 @@ public final class ApiCopies {
         }
     }
 
-    /** The agent's backend, for every copy bound now or later. */
-    public static void serve(TrackEventBackend backend) {
-        TWINS.serve(backend);
+    /** The agent's backend, and its bridge into its own copy, for every copy bound now or later. */
+    public static void serve(TrackEventBackend backend, AgentBridge bridge) {
+        TWINS.serve(backend, bridge);
     }
 
     /** After the agent changed its categories' masks (outside its category lock): each copy follows. */

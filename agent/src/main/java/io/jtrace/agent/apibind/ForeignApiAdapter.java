@@ -20,6 +20,8 @@ public final class ForeignApiAdapter implements TrackEventBackend, ForeignCopy, 
     private final Twins twins;
     /** The copy's categories with a twin: guarded by this, as every mask this adapter stores. */
     private final List<Category> linked = new ArrayList<>();
+    /** What this adapter changes the copy's state with. */
+    private final AgentBridge bridge = AgentBridge.open();
     /** Each thread's copy of the event being written: no allocation per event. */
     private final ThreadLocal<EventArgs> args = ThreadLocal.withInitial(EventArgs::new);
 
@@ -29,7 +31,7 @@ public final class ForeignApiAdapter implements TrackEventBackend, ForeignCopy, 
 
     @Override
     public void install() {
-        AgentBridge.install(this, this);
+        bridge.install(this, this);
         // Categories the copy made before this: the listener above hears of the later ones.
         for (Category category : AgentBridge.categories()) {
             link(category);
@@ -45,7 +47,7 @@ public final class ForeignApiAdapter implements TrackEventBackend, ForeignCopy, 
     @Override
     public synchronized void refreshMasks() {
         for (Category category : linked) {
-            AgentBridge.setSessionMask(category, twins.mask(AgentBridge.twin(category)));
+            bridge.setSessionMask(category, twins.mask(AgentBridge.twin(category)));
         }
     }
 
@@ -60,10 +62,10 @@ public final class ForeignApiAdapter implements TrackEventBackend, ForeignCopy, 
         Object twin = twins.category(category.name());
         synchronized (this) {
             if (AgentBridge.twin(category) == null) {
-                AgentBridge.twin(category, twin);
+                bridge.twin(category, twin);
                 linked.add(category);
             }
-            AgentBridge.setSessionMask(category, twins.mask(twin));
+            bridge.setSessionMask(category, twins.mask(twin));
         }
         return twin;
     }
@@ -77,7 +79,7 @@ public final class ForeignApiAdapter implements TrackEventBackend, ForeignCopy, 
         Object twin = AgentBridge.twin(track);
         if (twin == null) {
             twin = twins.asyncTrack(track.name(), track.uuid());
-            AgentBridge.twin(track, twin);
+            bridge.twin(track, twin);
         }
         return twin;
     }

@@ -15,8 +15,11 @@ public final class Twins {
      * a category; an event reaches here only through a category some session enabled.
      */
     private volatile TrackEventBackend backend;
+    /** The agent's bridge into its own copy: makes async track twins. Set before {@link #backend}. */
+    private volatile AgentBridge bridge;
 
-    void serve(TrackEventBackend backend) {
+    void serve(TrackEventBackend backend, AgentBridge bridge) {
+        this.bridge = bridge;
         this.backend = backend;
     }
 
@@ -30,7 +33,7 @@ public final class Twins {
     }
 
     public Object asyncTrack(String name, long uuid) {
-        return AgentBridge.asyncTrack(name, uuid);
+        return bridge.asyncTrack(name, uuid);
     }
 
     public void begin(Object category, String name, long timestamp) {

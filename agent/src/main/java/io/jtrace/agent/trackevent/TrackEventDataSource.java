@@ -62,6 +62,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     private final ProcessTrack process;
     private final ThreadLocal<ThreadState> threads;
+    /** What this source changes the API's categories and async tracks with. */
+    private final AgentBridge bridge;
     /** Sessions served at once; a category's session mask has a bit per slot. */
     public static final int MAX_SESSIONS = AgentBridge.MAX_SESSIONS;
     /**
@@ -86,8 +88,9 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public TrackEventDataSource(ProcessTrack process) {
         this.process = process;
         this.threads = ThreadLocal.withInitial(() -> new ThreadState(process));
-        AgentBridge.install(this, this::categoryCreated);
-        ApiCopies.serve(this);
+        this.bridge = AgentBridge.open();
+        bridge.install(this, this::categoryCreated);
+        ApiCopies.serve(this, bridge);
     }
 
     @Override
@@ -122,7 +125,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                     pooled[i] = new Sequence(context.newTraceWriter(), 0);
                 }
                 ownedBudget = Math.max(0, context.smbChunks() / 4);
-                session = new ActiveSession(slot, context, filter, new SequencePool(pooled));
+                session = new ActiveSession(slot, context, filter, new SequencePool(pooled), bridge);
                 ActiveSession[] next = sessions.clone();
                 next[slot] = session;
                 sessions = next;
@@ -276,7 +279,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private void updateCategories() {
         synchronized (categoryLock) {
             for (Category category : AgentBridge.categories()) {
-                AgentBridge.setSessionMask(category, maskOf(category));
+                bridge.setSessionMask(category, maskOf(category));
             }
         }
         // Other copies of the API follow their twins: after the lock, which their adapters may need.
@@ -301,7 +304,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      */
     private void categoryCreated(Category category) {
         synchronized (categoryLock) {
-            AgentBridge.setSessionMask(category, maskOf(category));
+            bridge.setSessionMask(category, maskOf(category));
         }
     }
 
