@@ -46,7 +46,7 @@ final class ChunkPacketReader {
      * fragments glued across consecutive chunks through {@code seq}, drop markers and broken chunks
      * turned into loss on the sequence. Returns the number of packets delivered.
      */
-    long read(byte[] data, ChunkRecord chunk, TraceBuffer.SequenceState seq, int sequenceId, int pid, int uid,
+    long read(byte[] data, ChunkRecord chunk, SequenceState seq, int sequenceId, int pid, int uid,
               PacketSink sink) {
         int pos = chunk.offset;
         int end = chunk.offset + chunk.size;
@@ -119,7 +119,7 @@ final class ChunkPacketReader {
         return delivered;
     }
 
-    private long abortChunk(TraceBuffer.SequenceState seq, long delivered) {
+    private long abortChunk(SequenceState seq, long delivered) {
         counters.abiViolations++;
         seq.lossPending = true;
         seq.pendingFragment = null;
@@ -133,7 +133,7 @@ final class ChunkPacketReader {
      * packets trace_processor reads them from: every packet still has its producer's identity on a packet
      * of its sequence at most a chunk before it, at 6 bytes per chunk instead of 6 bytes per packet.
      */
-    private int emit(byte[] data, int start, int size, TraceBuffer.SequenceState seq, boolean firstOfChunk,
+    private int emit(byte[] data, int start, int size, SequenceState seq, boolean firstOfChunk,
                      PacketSink sink) {
         if (size == 0) {
             return 0;
@@ -160,7 +160,7 @@ final class ChunkPacketReader {
     }
 
     /** Fills {@link #flaggedTrailer} for a packet after a loss or opening its sequence, and clears those states. */
-    private int flaggedTrailer(TraceBuffer.SequenceState seq) {
+    private int flaggedTrailer(SequenceState seq) {
         System.arraycopy(trailer, 0, flaggedTrailer, 0, withIdentity);
         int pos = withIdentity;
         if (seq.lossPending) {

@@ -8,7 +8,7 @@ import io.jtrace.shm.abi.ChunkHeader;
  * state.
  */
 final class ChunkRecord {
-    TraceBuffer.SequenceState sequence;
+    SequenceState sequence;
     int chunkId;
     /** Chunk id unwrapped to 64 bits within its sequence, so ordering survives the 2^32 wrap. */
     long ordinal;
@@ -26,7 +26,7 @@ final class ChunkRecord {
     /** Next record in the buffer's free list while unused. */
     ChunkRecord nextFree;
 
-    ChunkRecord init(TraceBuffer.SequenceState sequence, int chunkId, long ordinal, long vstart, int offset, int size) {
+    ChunkRecord init(SequenceState sequence, int chunkId, long ordinal, long vstart, int offset, int size) {
         this.sequence = sequence;
         this.chunkId = chunkId;
         this.ordinal = ordinal;

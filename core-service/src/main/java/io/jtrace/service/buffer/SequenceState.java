@@ -1,0 +1,96 @@
+package io.jtrace.service.buffer;
+
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * One writer's sequence as the trace buffer holds it: its stored chunks by ordinal, where reading has
+ * got to, a packet fragment waiting for its rest, and the chunks known lost (reported as
+ * {@code previous_packet_dropped} on the first packet after them). The buffer's thread only.
+ */
+final class SequenceState {
+    final SequenceKey key;
+    final ChunkIndex chunks = new ChunkIndex();
+    boolean anyChunk;
+    int maxChunkId;
+    long maxOrdinal;
+    /** Ordinal of the chunk the next read expects; -1 before the first read. */
+    long nextOrdinal = -1;
+    boolean lossPending;
+    boolean firstPacketEmitted;
+    /** trusted_packet_sequence_id, fixed on first read or at retirement; 0 until then. */
+    int sequenceId;
+    /** Start of a packet whose rest is in the next chunk, or null. */
+    byte[] pendingFragment;
+    /**
+     * A run of consecutive chunks lost below every stored one (the usual ring overwrite), or -1s:
+     * bounded, so a ring buffer never read keeps no growing record of what it overwrote.
+     */
+    long lostRunFrom = -1;
+    long lostRunTo = -1;
+    /** Other lost chunks (out-of-order commits meeting overwrites): rare and few. */
+    final TreeSet<Long> lostOrdinals = new TreeSet<>();
+
+    SequenceState(SequenceKey key) {
+        this.key = key;
+    }
+
+    /** The same state without its chunks (the buffer's copy adds copies of those). */
+    SequenceState copy() {
+        SequenceState c = new SequenceState(key);
+        c.anyChunk = anyChunk;
+        c.maxChunkId = maxChunkId;
+        c.maxOrdinal = maxOrdinal;
+        c.nextOrdinal = nextOrdinal;
+        c.lossPending = lossPending;
+        c.firstPacketEmitted = firstPacketEmitted;
+        c.sequenceId = sequenceId;
+        c.pendingFragment = pendingFragment == null ? null : pendingFragment.clone();
+        c.lostRunFrom = lostRunFrom;
+        c.lostRunTo = lostRunTo;
+        c.lostOrdinals.addAll(lostOrdinals);
+        return c;
+    }
+
+    /** Records a lost chunk so the loss is reported on the first packet after it, not before. */
+    void lost(long ordinal) {
+        if (nextOrdinal >= 0 && ordinal < nextOrdinal) {
+            lossPending = true;
+        } else if (lostRunFrom < 0) {
+            lostRunFrom = ordinal;
+            lostRunTo = ordinal;
+        } else if (ordinal == lostRunTo + 1) {
+            lostRunTo = ordinal;
+        } else if (ordinal == lostRunFrom - 1) {
+            lostRunFrom = ordinal;
+        } else if (ordinal < lostRunFrom || ordinal > lostRunTo) {
+            lostOrdinals.add(ordinal);
+        }
+    }
+
+    /** How many of the ordinals in [from, to) are known to be lost. */
+    long lostBetween(long from, long to) {
+        long run = lostRunFrom < 0 ? 0 : Math.max(0, Math.min(to, lostRunTo + 1) - Math.max(from, lostRunFrom));
+        return run + lostOrdinals.subSet(from, to).size();
+    }
+
+    /** Forgets losses below {@code ordinal}; returns whether there were any. */
+    boolean takeLossesBefore(long ordinal) {
+        boolean any = false;
+        SortedSet<Long> before = lostOrdinals.headSet(ordinal);
+        if (!before.isEmpty()) {
+            before.clear();
+            any = true;
+        }
+        if (lostRunFrom >= 0 && lostRunFrom < ordinal) {
+            any = true;
+            if (lostRunTo < ordinal) {
+                lostRunFrom = -1;
+                lostRunTo = -1;
+            } else {
+                lostRunFrom = ordinal + 1;
+            }
+        }
+        return any;
+    }
+}
