@@ -6,6 +6,7 @@ import io.jtrace.jfr.format.SequenceWriter;
 import io.jtrace.jfr.format.TimeMapping;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.service.output.WholeTraceFile;
@@ -42,6 +43,11 @@ import jdk.jfr.consumer.RecordingFile;
  */
 public final class JfrToTrace {
     static final int MAX_INTERNED = 500_000;
+    /**
+     * The uuid base of a converted recording's process track: fixed, so converting a recording again
+     * gives the same trace.
+     */
+    private static final long CONVERTED_PROCESS_BASE = 0x6A66722D62726467L;
     /** Files at least this big get a progress line. */
     public static final long PROGRESS_THRESHOLD_BYTES = 32L * 1024 * 1024;
 
@@ -62,11 +68,10 @@ public final class JfrToTrace {
         JvmIdentity jvm = JvmIdentity.find(jfr);
         // Thread tracks need a pid; a recording without jdk.JVMInformation gets 1, and says so nowhere else.
         int pid = jvm.known() ? jvm.pid() : 1;
-        long processUuid = FileTrackUuids.processUuidFor(pid);
+        ProcessTrack process = new ProcessTrack(pid, jvm.name(), CONVERTED_PROCESS_BASE);
         return readable(jfr, scan, out, writer -> {
             writeRealtimeClock(writer, scan.startNanos());
-            return new Target(2, TimeMapping.realtime(), new DescribedTracks(pid, jvm.name(),
-                    new FileTrackUuids(processUuid, Map.of()), Set.of()));
+            return new Target(2, TimeMapping.realtime(), new DescribedTracks(process, true, Map.of(), Set.of()));
         });
     }
 
@@ -86,10 +91,10 @@ public final class JfrToTrace {
                 throw new JfrInputException(trace + ": no clock snapshot with REALTIME and MONOTONIC, so the"
                         + " recording's wall-clock times cannot be placed on its timeline");
             }
-            long processUuid = index.processUuids.get(pid);
-            FileTrackUuids uuids = new FileTrackUuids(processUuid, index.threadUuids.getOrDefault(pid, Map.of()));
+            ProcessTrack process = ProcessTrack.withUuid(pid, jvm.name(), index.processUuids.get(pid));
             return new Target(index.maxSequenceId + 1, TimeMapping.monotonic(index.realtimeMinusMonotonic),
-                    new DescribedTracks(pid, null, uuids, index.describedUuids));
+                    new DescribedTracks(process, false, index.threadUuids.getOrDefault(pid, Map.of()),
+                            index.describedUuids));
         });
     }
 
