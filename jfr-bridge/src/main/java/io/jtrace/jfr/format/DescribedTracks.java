@@ -2,9 +2,9 @@ package io.jtrace.jfr.format;
 
 import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.shm.proto.ProtoWriter;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import jdk.jfr.consumer.RecordedThread;
 
 /**
  * A {@link TrackLayout} over a {@link ProcessTrack}, which writes each track's descriptor the first time
@@ -23,8 +23,8 @@ public final class DescribedTracks implements TrackLayout {
     private final ProcessTrack process;
     private final boolean describeProcess;
     private final Map<Long, Long> existingThreads;
-    private final Set<Long> described = new HashSet<>();
-    private final Set<Long> alreadyInTrace;
+    private final LongSet described = new LongSet();
+    private final LongSet alreadyInTrace;
 
     /**
      * {@code describeProcess} false leaves the process's descriptor to its owner (the trace merged into);
@@ -36,7 +36,7 @@ public final class DescribedTracks implements TrackLayout {
         this.process = process;
         this.describeProcess = describeProcess;
         this.existingThreads = Map.copyOf(existingThreads);
-        this.alreadyInTrace = Set.copyOf(alreadyInTrace);
+        this.alreadyInTrace = new LongSet(alreadyInTrace);
     }
 
     @Override
@@ -45,33 +45,36 @@ public final class DescribedTracks implements TrackLayout {
     }
 
     @Override
-    public long threadTrack(SequenceWriter via, long tid, String name) {
-        Long existing = existingThreads.get(tid);
+    public long threadTrack(SequenceWriter via, RecordedThread thread) {
+        long tid = thread.getOSThreadId();
+        if (tid <= 0) {
+            long javaThreadId = thread.getJavaThreadId();
+            long uuid = process.virtualThreadUuid(javaThreadId);
+            if (needsDescriptor(uuid)) {
+                writeChild(via, uuid, ProcessTrack.virtualThreadTrackName(ThreadNames.of(thread), javaThreadId), false);
+            }
+            return uuid;
+        }
+        Long existing = existingThreads.isEmpty() ? null : existingThreads.get(tid);
         long uuid = existing != null ? existing : process.threadUuid(tid);
         if (needsDescriptor(uuid)) {
             describeProcess(via);
-            process.writeThreadDescriptor(via.beginPlainPacket(), uuid, tid, name);
+            process.writeThreadDescriptor(via.beginPlainPacket(), uuid, tid, ThreadNames.of(thread));
             via.endPacket();
         }
         return uuid;
     }
 
     @Override
-    public long virtualThreadTrack(SequenceWriter via, long javaThreadId, String name) {
-        long uuid = process.virtualThreadUuid(javaThreadId);
-        if (needsDescriptor(uuid)) {
-            writeChild(via, uuid, ProcessTrack.virtualThreadTrackName(name, javaThreadId), false);
-        }
-        return uuid;
+    public long namedUuid(String name) {
+        return process.namedUuid(NAMED_TRACK_KEY_PREFIX + name);
     }
 
     @Override
-    public long namedTrack(SequenceWriter via, String name, boolean counter) {
-        long uuid = process.namedUuid(NAMED_TRACK_KEY_PREFIX + name);
+    public void describeNamed(SequenceWriter via, long uuid, String name, boolean counter) {
         if (needsDescriptor(uuid)) {
             writeChild(via, uuid, name, counter);
         }
-        return uuid;
     }
 
     @Override

@@ -54,6 +54,8 @@ public final class SequenceWriter {
     private boolean started;
     private boolean mappingWritten;
     private long restarts;
+    /** Counts the times the interning state was cleared: iids a caller kept from an older generation are void. */
+    private long generation;
 
     /**
      * {@code maxInterned} bounds the memory of the interning tables: past it, the sequence starts over
@@ -81,6 +83,7 @@ public final class SequenceWriter {
             restarts++;
         }
         started = false;
+        generation++;
         mappingWritten = false;
         categories.clear();
         eventNames.clear();
@@ -90,6 +93,11 @@ public final class SequenceWriter {
         callstacks.clear();
         stackIids.clear();
         functionIids.clear();
+    }
+
+    /** Changes whenever what was interned is forgotten; iids resolved in one generation hold through it. */
+    public long generation() {
+        return generation;
     }
 
     /** How often the sequence started over to bound its interning tables. */
