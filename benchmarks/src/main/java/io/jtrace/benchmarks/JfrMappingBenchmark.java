@@ -19,11 +19,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import jdk.jfr.Configuration;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
-import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -72,20 +70,7 @@ public class JfrMappingBenchmark {
     public void recordAndMap() throws Exception {
         Path dir = Files.createTempDirectory("jtrace-jfr-mapping");
         Path recording = dir.resolve("profile.jfr");
-        try (Recording r = new Recording(Configuration.getConfiguration("profile"))) {
-            r.start();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                Thread w = new Thread(JfrMappingBenchmark::work, "bench-worker-" + t);
-                threads.add(w);
-                w.start();
-            }
-            for (Thread w : threads) {
-                w.join();
-            }
-            r.stop();
-            r.dump(recording);
-        }
+        ProfileRecording.record(recording, 4, JfrMappingBenchmark::work);
         events = RecordingFile.readAllEvents(recording).toArray(new RecordedEvent[0]);
         Files.delete(recording);
         Files.delete(dir);

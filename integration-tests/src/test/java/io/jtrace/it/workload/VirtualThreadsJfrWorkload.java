@@ -3,15 +3,12 @@ package io.jtrace.it.workload;
 import io.jtrace.api.Category;
 import io.jtrace.api.Slice;
 import io.jtrace.api.TrackEvent;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 
 /**
- * JDK 21+ (virtual threads; the class is built for 17, so they are made through method handles):
+ * JDK 21+ (virtual threads, made through {@link VirtualThreads}):
  * {@code threads} virtual threads, every other one named {@code vt-<i>} and the rest unnamed, each doing
  * {@code steps} times an API slice "api-vstep", right after it a JFR event {@code it.VirtualStep} (a
  * slice, about 50 µs), then {@code Thread.sleep(25)} (a {@code jdk.ThreadSleep} above default.jfc's
@@ -33,20 +30,9 @@ public final class VirtualThreadsJfrWorkload {
         int threads = Integer.parseInt(args[0]);
         int steps = Integer.parseInt(args[1]);
         new VirtualStep(); // JFR instruments the class now, not inside a step
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-        Class<?> builderClass = Class.forName("java.lang.Thread$Builder");
-        MethodHandle ofVirtual = lookup.findStatic(Thread.class, "ofVirtual",
-                MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual")));
-        MethodHandle name = lookup.findVirtual(builderClass, "name", MethodType.methodType(builderClass, String.class));
-        MethodHandle unstarted = lookup.findVirtual(builderClass, "unstarted",
-                MethodType.methodType(Thread.class, Runnable.class));
         Thread[] all = new Thread[threads];
         for (int i = 0; i < threads; i++) {
-            Object builder = ofVirtual.invoke();
-            if (i % 2 == 0) {
-                builder = name.invoke(builder, "vt-" + i);
-            }
-            all[i] = (Thread) unstarted.invoke(builder, (Runnable) () -> work(steps));
+            all[i] = VirtualThreads.unstarted(i % 2 == 0 ? "vt-" + i : null, () -> work(steps));
             all[i].start();
         }
         for (Thread t : all) {

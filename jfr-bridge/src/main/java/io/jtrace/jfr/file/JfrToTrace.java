@@ -53,11 +53,18 @@ public final class JfrToTrace {
 
     private final boolean keepGoing;
     private final PrintStream progress;
+    private final int maxInterned;
 
     /** {@code progress} null: no progress line. */
     public JfrToTrace(boolean keepGoing, PrintStream progress) {
+        this(keepGoing, progress, MAX_INTERNED);
+    }
+
+    /** {@code maxInterned}: the bound of each sequence's interning tables, past which it starts over. */
+    JfrToTrace(boolean keepGoing, PrintStream progress, int maxInterned) {
         this.keepGoing = keepGoing;
         this.progress = progress;
+        this.maxInterned = maxInterned;
     }
 
     public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException {
@@ -191,13 +198,13 @@ public final class JfrToTrace {
         ByteBuffer packetBuffer = FilePacketOut.newPacketBuffer();
         FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
         int clock = target.time().clockId();
-        SequenceWriter events = new SequenceWriter(eventsOut, clock, MAX_INTERNED);
+        SequenceWriter events = new SequenceWriter(eventsOut, clock, maxInterned);
         List<FilePacketOut> outs = new ArrayList<>();
         outs.add(eventsOut);
         JfrEventMapper mapper = new JfrEventMapper(target.tracks(), target.time(), events, type -> {
             FilePacketOut sampleOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
             outs.add(sampleOut);
-            return new SequenceWriter(sampleOut, clock, MAX_INTERNED);
+            return new SequenceWriter(sampleOut, clock, maxInterned);
         });
         Progress bar = new Progress(scan.fileSize() >= PROGRESS_THRESHOLD_BYTES ? progress : null,
                 "jtrace: " + named.getFileName(), scan.startNanos(), scan.endNanos());
