@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sequence whose interning tables fill starts over (state cleared, names, frames and callstacks
- * interned and written again as they are next used): with tables bounded to a few dozen entries, so a
+ * interned and written again as they are next used): with tables bounded to 8 entries, so a
  * conversion starts over many times, every event still resolves on its sequence and the trace says
  * exactly what the conversion with roomy tables says. Guards the iids the mapper keeps per event type
  * across events: one kept past a restart would name nothing, or the wrong thing.
@@ -33,7 +33,7 @@ class InterningRestartTest {
         new JfrToTrace(false, null).convert(recording, roomyOut);
         roomy = DecodedTrace.read(roomyOut);
         Path crampedOut = dir.resolve("cramped.pftrace");
-        new JfrToTrace(false, null, 40).convert(recording, crampedOut);
+        new JfrToTrace(false, null, 8).convert(recording, crampedOut);
         cramped = DecodedTrace.read(crampedOut);
     }
 
