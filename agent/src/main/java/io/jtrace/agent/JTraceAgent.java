@@ -1,5 +1,6 @@
 package io.jtrace.agent;
 
+import io.jtrace.agent.apibind.ApiCopies;
 import io.jtrace.agent.backend.DaemonSocket;
 import io.jtrace.agent.control.AgentCommand;
 import io.jtrace.jmx.TracingMBean;
@@ -35,7 +36,12 @@ public final class JTraceAgent {
 
     /** {@code jcmd <pid> JVMTI.agent_load jtrace.jar [command]} or the Attach API. */
     public static void agentmain(String args, Instrumentation instrumentation) {
-        run(args, false);
+        try {
+            run(args, false);
+        } finally {
+            // Copies of the API the application loaded before this attach announced themselves to nobody.
+            ApiCopies.bindLoaded(instrumentation);
+        }
     }
 
     /** Sets the agent up in the background when no session starts at once. */

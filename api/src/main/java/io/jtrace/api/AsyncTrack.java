@@ -22,6 +22,12 @@ public final class AsyncTrack {
     final Object[] describedSession = new Object[AgentBridge.MAX_SESSIONS];
     final int[] describedGeneration = new int[AgentBridge.MAX_SESSIONS];
 
+    /**
+     * The agent's copy of this track (same name and uuid) when this copy of the API is not the agent's
+     * own, as {@link Category#twin}. Plain: two threads may each make one; both describe the same track.
+     */
+    Object twin;
+
     private AsyncTrack(String name, long uuid) {
         this.name = name;
         this.uuid = uuid;
@@ -32,7 +38,11 @@ public final class AsyncTrack {
         if (name == null) {
             throw new NullPointerException("name");
         }
-        return new AsyncTrack(name, ThreadLocalRandom.current().nextLong() | 1);
+        return withUuid(name, ThreadLocalRandom.current().nextLong() | 1);
+    }
+
+    static AsyncTrack withUuid(String name, long uuid) {
+        return new AsyncTrack(name, uuid);
     }
 
     public String name() {

@@ -26,6 +26,12 @@ public final class Category {
     volatile boolean enabled;
     /** The sessions that record this category, a bit per session slot; set before {@link #enabled}. */
     volatile int sessionMask;
+    /**
+     * The agent's own copy of this category, when this copy of the API is not the one the agent was
+     * built with (an application's class loader loaded its own): set by the agent, once per category.
+     * Plain: every writer stores the same instance, and a reader that sees null asks the agent again.
+     */
+    Object twin;
     /** What {@code TrackEvent.slice} returns: its close() ends the thread's innermost slice of this category. */
     final Slice closer = () -> TrackEvent.end(this);
 

@@ -20,6 +20,15 @@ public final class TrackEvent {
     /** A random start, so the flow ids of two JVMs in one trace do not collide. */
     private static final AtomicLong FLOW_IDS = new AtomicLong(ThreadLocalRandom.current().nextLong());
 
+    /**
+     * Last of the static initializers, so that a backend installed from here is not overwritten by the
+     * field initializers above: an agent that runs in this JVM binds this copy of the API now, before
+     * its first event, whichever class loader loaded it.
+     */
+    static {
+        AgentLookup.announce(TrackEvent.class);
+    }
+
     private TrackEvent() {}
 
     /** Begins a slice named {@code name} on the calling thread's track. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -62,5 +63,11 @@ class WithoutAgentTest {
         assertEquals("same", a.name());
         assertNotEquals(a.uuid(), b.uuid());
         assertThrows(NullPointerException.class, () -> AsyncTrack.named(null));
+    }
+
+    @Test
+    void applicationCodeCannotOpenTheAgentsBridge() {
+        IllegalCallerException e = assertThrows(IllegalCallerException.class, () -> AgentBridge.open());
+        assertTrue(e.getMessage().contains(WithoutAgentTest.class.getName()), e.getMessage());
     }
 }

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Polls MBean attributes into counter tracks under the process, one per matching MBean. An attribute
  * that is missing, fails to read or is not a number is reported once per MBean and attribute (naming
- * both) and skipped; a pattern that matches nothing yet is polled again next period, since MBeans come
- * and go (pools, connection pools registered late).
+ * both) and skipped; an object name that matches no MBean is reported once too (a typo is the likely
+ * cause) and looked for again every period, since MBeans come and go (pools, connection pools
+ * registered late).
  */
 final class MBeanAttributeSampler implements Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(MBeanAttributeSampler.class);
@@ -26,7 +27,10 @@ final class MBeanAttributeSampler implements Sampler {
     private final Supplier<MBeanServer> servers;
     private final List<MBeanAttributeSpec> specs;
     private final CounterSet counters;
+    /** Tracks (MBean and attribute) whose problem was logged. */
     private final Set<String> reported = new HashSet<>();
+    /** Specs logged for matching no MBean. */
+    private final Set<MBeanAttributeSpec> unmatchedReported = new HashSet<>();
 
     /** {@code servers} gives the MBean server, or null while it is not up yet (that period is skipped). */
     MBeanAttributeSampler(Supplier<MBeanServer> servers, List<MBeanAttributeSpec> specs, CounterSet counters) {
@@ -44,7 +48,12 @@ final class MBeanAttributeSampler implements Sampler {
             return;
         }
         for (MBeanAttributeSpec spec : specs) {
-            for (ObjectName instance : server.queryNames(spec.objectName(), null)) {
+            Set<ObjectName> instances = server.queryNames(spec.objectName(), null);
+            if (instances.isEmpty() && unmatchedReported.add(spec)) {
+                LOG.warn("jtrace jvm.jmx: attribute {}: no MBean matches {} (yet); it is looked for again every period",
+                        spec.trackName(spec.objectName()), spec.objectName());
+            }
+            for (ObjectName instance : instances) {
                 read(server, spec, instance, now);
             }
         }

@@ -18,9 +18,12 @@ import java.util.Set;
  * a Java thread whose cut name is the only one among the threads to place, and matches exactly one
  * OS thread nobody has placed, is that OS thread. Anything ambiguous is left to the dump.
  *
- * <p>A new OS thread carries its creator's name until HotSpot renames it, a few microseconds in: so an
- * OS thread's name is read only at the call after the one that first saw it, then kept while the
- * thread lives. Linux only: elsewhere (no {@code /proc}) it finds nothing and every thread goes to the
+ * <p>A new OS thread carries its creator's name until HotSpot renames it, from the new thread itself
+ * as it first runs: a few microseconds in on an idle machine, but tens of milliseconds on a loaded one,
+ * where a new thread may wait that long to be scheduled. So an OS thread's name is read from the call
+ * after the one that first saw it, read again at each call during its first {@link #YOUNG_SAMPLES}
+ * samples, and then kept while the thread lives (most OS threads are the JVM's own, never placed:
+ * reading their names at every call would be wasted). Linux only: elsewhere (no {@code /proc}) it finds nothing and every thread goes to the
  * dump. Sampler thread only.
  */
 final class OsThreadNames {
@@ -30,8 +33,8 @@ final class OsThreadNames {
 
     /** Native name (as ISO-8859-1, byte for byte) of every OS thread read so far, by tid. */
     private final Map<Long, String> names = new HashMap<>();
-    /** Tids seen once, their names not read yet. */
-    private final Set<Long> seenOnce = new HashSet<>();
+    /** Samples after its first listing during which an OS thread's name is read at every call. */
+    static final int YOUNG_SAMPLES = 10;
     /** The sample in which each live tid was first listed. */
     private final Map<Long, Long> firstListed = new HashMap<>();
 
@@ -53,9 +56,9 @@ final class OsThreadNames {
                     continue;
                 }
                 live.add(tid);
-                firstListed.putIfAbsent(tid, sample);
-                if (!placed.contains(tid) && !names.containsKey(tid) && !seenOnce.add(tid)) {
-                    seenOnce.remove(tid);
+                Long first = firstListed.putIfAbsent(tid, sample);
+                boolean young = first != null && sample - first <= YOUNG_SAMPLES;
+                if (!placed.contains(tid) && first != null && first != sample && (young || !names.containsKey(tid))) {
                     String name = readName(task);
                     if (name != null) {
                         names.put(tid, name);
@@ -65,7 +68,6 @@ final class OsThreadNames {
         } catch (IOException | RuntimeException e) {
             return Map.of();
         }
-        seenOnce.retainAll(live);
         firstListed.keySet().retainAll(live);
         Map<String, Task> byName = new HashMap<>();
         for (Iterator<Map.Entry<Long, String>> it = names.entrySet().iterator(); it.hasNext(); ) {

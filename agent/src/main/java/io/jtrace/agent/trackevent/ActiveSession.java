@@ -29,9 +29,11 @@ final class ActiveSession {
      * its sequence's incremental state over.
      */
     private volatile int generation;
+    private final AgentBridge bridge;
 
-    ActiveSession(int slot, DataSourceContext context, CategoryFilter filter, SequencePool pool) {
+    ActiveSession(int slot, DataSourceContext context, CategoryFilter filter, SequencePool pool, AgentBridge bridge) {
         this.slot = slot;
+        this.bridge = bridge;
         this.context = context;
         this.filter = filter;
         this.pool = pool;
@@ -70,7 +72,7 @@ final class ActiveSession {
     }
 
     void asyncTrackDescribed(AsyncTrack track, int generation) {
-        AgentBridge.asyncTrackDescribed(track, slot, this, generation);
+        bridge.asyncTrackDescribed(track, slot, this, generation);
     }
 
     void lostWithoutWriter() {

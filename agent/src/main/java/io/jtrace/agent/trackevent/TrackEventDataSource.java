@@ -1,20 +1,16 @@
 package io.jtrace.agent.trackevent;
 
+import io.jtrace.agent.apibind.ApiCopies;
 import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.api.AgentBridge;
-import io.jtrace.api.AsyncTrack;
 import io.jtrace.api.Category;
 import io.jtrace.api.spi.EventData;
 import io.jtrace.api.spi.TrackEventBackend;
 import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
-import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.DataSourceConfig;
-import io.jtrace.protos.EventCategory;
-import io.jtrace.protos.EventName;
-import io.jtrace.protos.InternedData;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
@@ -60,7 +56,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private static final Logger LOG = LoggerFactory.getLogger(TrackEventDataSource.class);
 
     private final ProcessTrack process;
+    private final EventPackets packets;
     private final ThreadLocal<ThreadState> threads;
+    /** What this source changes the API's categories and async tracks with. */
+    private final AgentBridge bridge;
     /** Sessions served at once; a category's session mask has a bit per slot. */
     public static final int MAX_SESSIONS = AgentBridge.MAX_SESSIONS;
     /**
@@ -84,8 +83,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     public TrackEventDataSource(ProcessTrack process) {
         this.process = process;
+        this.packets = new EventPackets(process);
         this.threads = ThreadLocal.withInitial(() -> new ThreadState(process));
-        AgentBridge.install(this, this::categoryCreated);
+        this.bridge = AgentBridge.open();
+        bridge.install(this, this::categoryCreated);
+        ApiCopies.serve(this, bridge);
     }
 
     @Override
@@ -120,7 +122,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                     pooled[i] = new Sequence(context.newTraceWriter(), 0);
                 }
                 ownedBudget = Math.max(0, context.smbChunks() / 4);
-                session = new ActiveSession(slot, context, filter, new SequencePool(pooled));
+                session = new ActiveSession(slot, context, filter, new SequencePool(pooled), bridge);
                 ActiveSession[] next = sessions.clone();
                 next[slot] = session;
                 sessions = next;
@@ -182,7 +184,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                     process.writeNamedTrack(descriptorWriter, track, LOST_EVENTS_TRACK, true);
                     ProtoWriter p = descriptorWriter.beginPacket();
                     // The descriptor sequence has no header (no default clock): name System.nanoTime()'s clock.
-                    writeTimestamp(p, System.nanoTime(), -1);
+                    EventPackets.timestamp(p, System.nanoTime(), -1);
                     p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
                     p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
                     p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
@@ -274,9 +276,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private void updateCategories() {
         synchronized (categoryLock) {
             for (Category category : AgentBridge.categories()) {
-                AgentBridge.setSessionMask(category, maskOf(category));
+                bridge.setSessionMask(category, maskOf(category));
             }
         }
+        // Other copies of the API follow their twins: after the lock, which their adapters may need.
+        ApiCopies.refreshMasks();
     }
 
     private int maskOf(Category category) {
@@ -297,7 +301,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      */
     private void categoryCreated(Category category) {
         synchronized (categoryLock) {
-            AgentBridge.setSessionMask(category, maskOf(category));
+            bridge.setSessionMask(category, maskOf(category));
         }
     }
 
@@ -450,9 +454,9 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 return; // counted as lost by enter
             }
             if (type == TrackEvent.Type.TYPE_COUNTER_VALUE) {
-                writeCounter(s, session, name, timestamp, longValue, doubleValue, isDouble);
+                packets.counter(s, session, name, timestamp, longValue, doubleValue, isDouble);
             } else {
-                writeEvent(s, t, session, type, category, name, timestamp, data);
+                packets.event(s, s.pooled() ? t.trackUuid : 0, session, type, category, name, timestamp, data);
             }
         } catch (Throwable e) {
             failed(session, s, e);
@@ -544,131 +548,6 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (!failureLogged) {
             failureLogged = true;
             LOG.warn("jtrace track_event: dropped an event that could not be written", e);
-        }
-    }
-
-    private void writeEvent(Sequence s, ThreadState t, ActiveSession session, int type, Category category, String name,
-                            long timestamp, EventData data) {
-        int categoryIid = 0;
-        int nameIid = 0;
-        boolean newCategory = false;
-        boolean newName = false;
-        if (category != null) {
-            categoryIid = s.categoryIid(category);
-            newCategory = categoryIid == 0;
-            if (newCategory) {
-                categoryIid = s.internCategory(category);
-            }
-        }
-        if (name != null) {
-            nameIid = s.nameIid(name);
-            newName = nameIid == 0;
-            if (newName) {
-                nameIid = s.internName(name);
-            }
-        }
-        AsyncTrack async = data == null ? null : data.track();
-        long track = async != null ? async.uuid() : s.pooled() ? t.trackUuid : 0;
-        // s.generation: the generation enter() read once for this event and restarted the sequence into.
-        if (async != null && session.asyncTrackDescribedIn(async) != s.generation) {
-            describeAsyncTrack(s, session, async);
-        }
-        boolean plain = data == null || data.argCount() == 0 && data.flowCount() == 0 && data.droppedArgs() == 0;
-        long delta = s.advanceClock(timestamp);
-        if (plain && !newCategory && !newName && delta >= 0 && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
-                && nameIid <= SmallEventEncoder.MAX_SMALL_IID
-                && SmallEventEncoder.tryWrite(s.writer, delta, type, categoryIid, nameIid, track)) {
-            return;
-        }
-        ProtoWriter p = s.writer.beginPacket();
-        writeTimestamp(p, timestamp, delta);
-        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
-        if (newCategory || newName) {
-            p.beginNested(TracePacket.INTERNED_DATA_FIELD_NUMBER);
-            if (newCategory) {
-                p.beginNested(InternedData.EVENT_CATEGORIES_FIELD_NUMBER);
-                p.varint(EventCategory.IID_FIELD_NUMBER, categoryIid);
-                p.string(EventCategory.NAME_FIELD_NUMBER, category.name());
-                p.endNested();
-            }
-            if (newName) {
-                p.beginNested(InternedData.EVENT_NAMES_FIELD_NUMBER);
-                p.varint(EventName.IID_FIELD_NUMBER, nameIid);
-                p.string(EventName.NAME_FIELD_NUMBER, name);
-                p.endNested();
-            }
-            p.endNested();
-        }
-        p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
-        p.varint(TrackEvent.TYPE_FIELD_NUMBER, type);
-        if (categoryIid != 0) {
-            p.varint(TrackEvent.CATEGORY_IIDS_FIELD_NUMBER, categoryIid);
-        }
-        if (nameIid != 0) {
-            p.varint(TrackEvent.NAME_IID_FIELD_NUMBER, nameIid);
-        }
-        if (track != 0) {
-            p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
-        }
-        if (!plain) {
-            EventExtras.write(p, data);
-        }
-        p.endNested();
-        s.writer.endPacket();
-    }
-
-    /**
-     * The descriptor of an async track, before its first event in the session and again after each
-     * incremental-state clear (a ring buffer may have overwritten it): a track under the process. Two
-     * threads may both write it first; the copies are identical.
-     */
-    private void describeAsyncTrack(Sequence s, ActiveSession session, AsyncTrack async) {
-        int generation = s.generation;
-        long dropsBefore = s.writer.droppedPackets();
-        process.writeNamedTrack(s.writer, async.uuid(), async.name(), false);
-        if (s.writer.droppedPackets() == dropsBefore) {
-            session.asyncTrackDescribed(async, generation);
-        } else {
-            session.nonEventsDropped(1);
-        }
-    }
-
-    private void writeCounter(Sequence s, ActiveSession session, String name, long timestamp, long longValue,
-                              double doubleValue, boolean isDouble) {
-        Long track = s.counterTrack(name);
-        if (track == null) {
-            track = process.namedUuid("counter:" + name);
-            long dropsBefore = s.writer.droppedPackets();
-            process.writeNamedTrack(s.writer, track, name, true);
-            if (s.writer.droppedPackets() == dropsBefore) {
-                s.counterTrackDescribed(name, track);
-            } else {
-                session.nonEventsDropped(1);
-            }
-        }
-        long delta = s.advanceClock(timestamp);
-        ProtoWriter p = s.writer.beginPacket();
-        writeTimestamp(p, timestamp, delta);
-        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
-        p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
-        p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
-        p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
-        if (isDouble) {
-            p.doubleField(TrackEvent.DOUBLE_COUNTER_VALUE_FIELD_NUMBER, doubleValue);
-        } else {
-            p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, longValue);
-        }
-        p.endNested();
-        s.writer.endPacket();
-    }
-
-    /** A delta on the sequence's incremental clock, or (delta -1) the whole CLOCK_MONOTONIC timestamp. */
-    private static void writeTimestamp(ProtoWriter p, long timestamp, long delta) {
-        if (delta >= 0) {
-            p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, delta);
-        } else {
-            p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
-            p.varint(TracePacket.TIMESTAMP_CLOCK_ID_FIELD_NUMBER, BuiltinClock.BUILTIN_CLOCK_MONOTONIC_VALUE);
         }
     }
 }

@@ -62,6 +62,53 @@ class OsThreadNamesTest {
         }
     }
 
+    @Test
+    void aNameReadBeforeTheThreadNamedItselfIsReadAgainWhileTheThreadIsYoungThenKept() throws Exception {
+        CountDownLatch renameEarly = new CountDownLatch(1);
+        CountDownLatch renamedEarly = new CountDownLatch(1);
+        CountDownLatch renameLate = new CountDownLatch(1);
+        CountDownLatch renamedLate = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        long[] tid = new long[1];
+        CountDownLatch started = new CountDownLatch(1);
+        // As a new OS thread that has not run yet still carries its creator's name, this one carries
+        // "osnames-creator" until it names itself (Thread.setName on the current thread renames the OS thread).
+        Thread t = new Thread(() -> {
+            tid[0] = ownTid();
+            started.countDown();
+            try {
+                renameEarly.await();
+                Thread.currentThread().setName("osnames-self");
+                renamedEarly.countDown();
+                renameLate.await();
+                Thread.currentThread().setName("osnames-later");
+                renamedLate.countDown();
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "osnames-creator");
+        t.start();
+        started.await();
+        OsThreadNames names = new OsThreadNames();
+        try {
+            names.unplacedByName(Set.of(), 1);
+            assertEquals(tid[0], names.unplacedByName(Set.of(), 2).get("osnames-creator").tid(), "the name it carries now");
+            renameEarly.countDown();
+            renamedEarly.await();
+            Map<String, OsThreadNames.Task> young = names.unplacedByName(Set.of(), 3);
+            assertEquals(new OsThreadNames.Task(tid[0], 1), young.get("osnames-self"), "read again: it is young");
+            assertNull(young.get("osnames-creator"));
+            renameLate.countDown();
+            renamedLate.await();
+            Map<String, OsThreadNames.Task> old = names.unplacedByName(Set.of(), 2 + OsThreadNames.YOUNG_SAMPLES);
+            assertEquals(tid[0], old.get("osnames-self").tid(), "past its young samples its name is kept");
+        } finally {
+            done.countDown();
+            t.join();
+        }
+    }
+
     private static long ownTid() {
         try {
             String link = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();

@@ -1,0 +1,77 @@
+package io.jtrace.benchmarks;
+
+import io.jtrace.producer.DataSourceContext;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.writer.ChunkArbiter;
+import io.jtrace.shm.writer.ChunkCommitter;
+import io.jtrace.shm.writer.CommitRequest;
+import io.jtrace.shm.writer.CommitSink;
+import io.jtrace.shm.writer.TraceWriter;
+
+/**
+ * A data source context over a real SMB (the agent's writers, arbiter and commit thread) whose
+ * committed chunks are freed at once: a data source's own cost of writing, with no service copying
+ * chunks on the machine's other core. Periodic tasks are never run.
+ */
+final class FreedSmb implements DataSourceContext, AutoCloseable {
+    private final SharedMemoryAbi abi;
+    private final ChunkCommitter committer;
+    private final ChunkArbiter arbiter;
+
+    FreedSmb(int size) throws Exception {
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, size, 4096);
+        smb.unlink();
+        abi = new SharedMemoryAbi(smb);
+        committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                for (int i = 0; i < request.size(); i++) {
+                    abi.tryAcquireChunkForReading(request.page(i), request.chunk(i));
+                    abi.releaseChunkAsFree(request.page(i), request.chunk(i));
+                }
+                request.release();
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        }, 1, "bench-commit");
+        committer.start();
+        arbiter = new ChunkArbiter(abi, committer);
+    }
+
+    @Override
+    public TraceWriter newTraceWriter() {
+        return new TraceWriter(arbiter, 1);
+    }
+
+    @Override
+    public int targetBuffer() {
+        return 1;
+    }
+
+    @Override
+    public long instanceId() {
+        return 1;
+    }
+
+    @Override
+    public int smbChunks() {
+        return abi.pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
+    }
+
+    @Override
+    public long droppedPackets() {
+        return arbiter.droppedPackets();
+    }
+
+    @Override
+    public Cancellable every(long periodMillis, Runnable task) {
+        return () -> { };
+    }
+
+    @Override
+    public void close() {
+        committer.close();
+    }
+}
