@@ -5,12 +5,11 @@ import io.jtrace.agent.backend.DaemonSocket;
 import io.jtrace.agent.backend.SystemBackend;
 import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.gc.GcDataSource;
-import io.jtrace.agent.jfr.AgentTrackUuids;
 import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.memory.MemoryDataSource;
 import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.jfr.live.JfrDataSource;
 import io.jtrace.jmx.TracingMBean;
 import io.jtrace.jmx.TracingMXBean;
@@ -61,7 +60,7 @@ final class AgentRuntime {
         this.sources = List.of(new TrackEventDataSource(process), new GcDataSource(process),
                 new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
                 new JmxDataSource(process, SAMPLER),
-                new JfrDataSource(process.pid(), process.name(), new AgentTrackUuids(process)));
+                new JfrDataSource(process));
         this.producer = new ProducerClient("jvm:" + process.pid(), sources);
         int uid = ProcessIdentity.uid();
         producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));

@@ -1,7 +1,7 @@
 package io.jtrace.benchmarks;
 
 import io.jtrace.agent.trackevent.TrackEventDataSource;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.producer.ProducerClient;

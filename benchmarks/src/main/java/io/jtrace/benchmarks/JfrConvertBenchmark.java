@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import jdk.jfr.Configuration;
-import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,20 +46,7 @@ public class JfrConvertBenchmark {
         dir = Files.createTempDirectory("jtrace-jfr-bench");
         recording = dir.resolve("profile.jfr");
         out = dir.resolve("profile.pftrace");
-        try (Recording r = new Recording(Configuration.getConfiguration("profile"))) {
-            r.start();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                Thread w = new Thread(JfrConvertBenchmark::work, "bench-worker-" + t);
-                threads.add(w);
-                w.start();
-            }
-            for (Thread w : threads) {
-                w.join();
-            }
-            r.stop();
-            r.dump(recording);
-        }
+        ProfileRecording.record(recording, 4, JfrConvertBenchmark::work);
         long events = 0;
         try (RecordingFile f = new RecordingFile(recording)) {
             while (f.hasMoreEvents()) {

@@ -2,7 +2,7 @@ package io.jtrace.benchmarks;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import io.jtrace.agent.gc.GcRecorderHarness;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.CompletableFuture;

@@ -2,7 +2,7 @@ package io.jtrace.benchmarks;
 
 import io.jtrace.agent.tracks.PlatformMBeans;
 import io.jtrace.agent.tracks.PollingDataSource;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;
 import java.util.concurrent.TimeUnit;

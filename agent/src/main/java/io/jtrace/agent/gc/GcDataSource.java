@@ -1,6 +1,6 @@
 package io.jtrace.agent.gc;
 
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;

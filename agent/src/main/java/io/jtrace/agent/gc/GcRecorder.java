@@ -5,7 +5,7 @@ import com.sun.management.GcInfo;
 import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.agent.tracks.DebugAnnotations;
 import io.jtrace.agent.tracks.PolledSequence;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TrackEvent;

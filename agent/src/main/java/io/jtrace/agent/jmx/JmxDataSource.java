@@ -5,7 +5,7 @@ import io.jtrace.agent.tracks.PlatformMBeans;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.PollingDataSource;
 import io.jtrace.agent.tracks.PollingInstance;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.JvmJmxConfig;

@@ -4,7 +4,7 @@ import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.PollingDataSource;
 import io.jtrace.agent.tracks.PollingInstance;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.DataSourceConfig;
 import java.lang.management.BufferPoolMXBean;

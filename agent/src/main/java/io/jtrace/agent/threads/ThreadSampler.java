@@ -2,7 +2,7 @@ package io.jtrace.agent.threads;
 
 import io.jtrace.agent.tracks.DebugAnnotations;
 import io.jtrace.agent.tracks.PolledSequence;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TrackEvent;

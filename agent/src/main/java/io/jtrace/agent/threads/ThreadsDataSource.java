@@ -3,7 +3,7 @@ package io.jtrace.agent.threads;
 import io.jtrace.agent.tracks.PolledSequence;
 import io.jtrace.agent.tracks.PollingDataSource;
 import io.jtrace.agent.tracks.PollingInstance;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.DataSourceConfig;
 import java.lang.management.ManagementFactory;

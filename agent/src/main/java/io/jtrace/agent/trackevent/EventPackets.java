@@ -1,7 +1,7 @@
 package io.jtrace.agent.trackevent;
 
-import io.jtrace.agent.tracks.ProcessTrack;
-import io.jtrace.agent.tracks.SequenceHeader;
+import io.jtrace.producer.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.api.AsyncTrack;
 import io.jtrace.api.Category;
 import io.jtrace.api.spi.EventData;

@@ -1,6 +1,6 @@
 package io.jtrace.agent.trackevent;
 
-import io.jtrace.agent.tracks.SequenceHeader;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.writer.TraceWriter;

@@ -1,7 +1,7 @@
 package io.jtrace.agent.trackevent;
 
 import io.jtrace.agent.tracks.OsThreadId;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.ThreadKind;
 
 /**

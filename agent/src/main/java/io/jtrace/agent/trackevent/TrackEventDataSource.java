@@ -1,8 +1,8 @@
 package io.jtrace.agent.trackevent;
 
 import io.jtrace.agent.apibind.ApiCopies;
-import io.jtrace.agent.tracks.ProcessTrack;
-import io.jtrace.agent.tracks.SequenceHeader;
+import io.jtrace.producer.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.api.AgentBridge;
 import io.jtrace.api.Category;
 import io.jtrace.api.spi.EventData;

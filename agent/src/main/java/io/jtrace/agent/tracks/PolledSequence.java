@@ -1,6 +1,8 @@
 package io.jtrace.agent.tracks;
 
 import io.jtrace.producer.DataSourceContext;
+import io.jtrace.producer.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;

@@ -3,6 +3,7 @@ package io.jtrace.agent.tracks;
 import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.protos.DataSourceConfig;
 import java.util.concurrent.ScheduledExecutorService;
 

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.jtrace.agent.apibind.app.OwnCopyApplication;
 import io.jtrace.agent.trackevent.RecordingContext;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.api.Category;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;

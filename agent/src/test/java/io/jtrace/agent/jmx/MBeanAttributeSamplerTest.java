@@ -9,7 +9,7 @@ import io.jtrace.agent.tracks.CapturedStderr;
 import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.agent.tracks.DecodedSequences;
 import io.jtrace.agent.tracks.PolledSequence;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;

@@ -8,7 +8,7 @@ import io.jtrace.agent.trackevent.RecordingContext;
 import io.jtrace.agent.tracks.CounterSet;
 import io.jtrace.agent.tracks.DecodedSequences;
 import io.jtrace.agent.tracks.PolledSequence;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.DataSourceConfig;

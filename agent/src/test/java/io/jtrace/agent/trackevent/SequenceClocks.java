@@ -1,6 +1,6 @@
 package io.jtrace.agent.trackevent;
 
-import io.jtrace.agent.tracks.SequenceHeader;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TracePacket;

@@ -2,7 +2,7 @@ package io.jtrace.agent.trackevent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.api.Category;
 import io.jtrace.api.TrackEvent;
 import io.jtrace.producer.DataSourceInstance;

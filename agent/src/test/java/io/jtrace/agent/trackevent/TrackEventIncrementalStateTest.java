@@ -3,7 +3,7 @@ package io.jtrace.agent.trackevent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.api.Category;
 import io.jtrace.api.TrackEvent;
 import io.jtrace.producer.DataSourceInstance;

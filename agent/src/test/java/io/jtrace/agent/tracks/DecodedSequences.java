@@ -1,5 +1,6 @@
 package io.jtrace.agent.tracks;
 
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.agent.trackevent.RecordingContext;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TracePacket;
 import java.nio.file.Path;

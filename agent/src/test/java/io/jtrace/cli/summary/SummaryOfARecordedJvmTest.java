@@ -9,7 +9,7 @@ import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.memory.MemoryDataSource;
 import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
-import io.jtrace.agent.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.cli.InProcessConsumer;
 import io.jtrace.cli.trace.LossCounts;
 import io.jtrace.cli.record.RecordCommand;

@@ -17,6 +17,8 @@ public final class ClockReader {
     /** BOOTTIME − MONOTONIC smaller than this is /proc/uptime's 10 ms rounding, not suspend time. */
     private static final long UPTIME_RESOLUTION_NANOS = 20_000_000L;
     private static final Path PROC_UPTIME = Path.of("/proc/uptime");
+    /** REALTIME reads per {@link #realtimeMinusMonotonic()}: enough that one is not slowed down. */
+    private static final int OFFSET_ROUNDS = 16;
 
     private ClockReader() {}
 
@@ -26,9 +28,9 @@ public final class ClockReader {
      * centiseconds) and taken as 0 when within that file's rounding, as on any server that never sleeps.
      */
     public static ClockSnapshot snapshot() {
+        long offset = realtimeMinusMonotonic();
         long monotonic = System.nanoTime();
-        Instant now = Instant.now();
-        long realtime = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        long realtime = monotonic + offset;
         long boottime = monotonic + suspendedNanos(monotonic);
         return ClockSnapshot.newBuilder()
                 .addClocks(clock(BuiltinClock.BUILTIN_CLOCK_BOOTTIME, boottime))
@@ -36,6 +38,29 @@ public final class ClockReader {
                 .addClocks(clock(BuiltinClock.BUILTIN_CLOCK_REALTIME, realtime))
                 .setPrimaryTraceClock(BuiltinClock.BUILTIN_CLOCK_BOOTTIME)
                 .build();
+    }
+
+    /**
+     * REALTIME − MONOTONIC of this JVM, which puts wall-clock times (JFR's, {@link Instant}s) on the
+     * {@code System.nanoTime()} timeline of trace timestamps. Read several times, each REALTIME read
+     * bracketed by two MONOTONIC reads; the tightest bracket's midpoint wins, so a slow read (the first
+     * {@code Instant.now()} of a JVM can take tens of microseconds) cannot skew it.
+     */
+    public static long realtimeMinusMonotonic() {
+        long best = 0;
+        long bestSpan = Long.MAX_VALUE;
+        for (int i = 0; i < OFFSET_ROUNDS; i++) {
+            long before = System.nanoTime();
+            Instant now = Instant.now();
+            long after = System.nanoTime();
+            long span = after - before;
+            if (span < bestSpan) {
+                bestSpan = span;
+                long realtime = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+                best = realtime - (before + span / 2);
+            }
+        }
+        return best;
     }
 
     private static ClockSnapshot.Clock clock(BuiltinClock id, long timestamp) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,23 @@ class ClockReaderTest {
         // Wall clock readings are only ordered up to the clock's granularity; 1 s of slack covers any jump.
         assertTrue(realtimeMillis >= wallBeforeMillis - 1000 && realtimeMillis <= wallAfterMillis + 1000,
                 "REALTIME is nanoseconds since the epoch: " + realtimeMillis + " vs " + wallBeforeMillis);
+    }
+
+    @Test
+    void realtimeMinusMonotonicPutsNanoTimeOnTheWallClock() {
+        long wallBefore = epochNanos(Instant.now());
+        long offset = ClockReader.realtimeMinusMonotonic();
+        long realtime = System.nanoTime() + offset;
+        long wallAfter = epochNanos(Instant.now());
+
+        // The bracket is microseconds wide; 50 ms of slack covers a descheduled test thread, not a wrong sign or unit.
+        long slack = 50_000_000L;
+        assertTrue(realtime >= wallBefore - slack && realtime <= wallAfter + slack,
+                "nanoTime + offset = " + realtime + ", wall clock " + wallBefore + ".." + wallAfter);
+    }
+
+    private static long epochNanos(Instant t) {
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
     }
 
     @Test

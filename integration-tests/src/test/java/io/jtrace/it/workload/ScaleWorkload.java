@@ -3,9 +3,6 @@ package io.jtrace.it.workload;
 import io.jtrace.api.Category;
 import io.jtrace.api.TrackEvent;
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -136,13 +133,6 @@ public final class ScaleWorkload {
     }
 
     private static long virtual(int n, String[] names) throws Throwable {
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-        Class<?> builderClass = Class.forName("java.lang.Thread$Builder");
-        MethodHandle ofVirtual = lookup.findStatic(Thread.class, "ofVirtual",
-                MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual")));
-        MethodHandle name = lookup.findVirtual(builderClass, "name", MethodType.methodType(builderClass, String.class));
-        MethodHandle unstarted = lookup.findVirtual(builderClass, "unstarted",
-                MethodType.methodType(Thread.class, Runnable.class));
         AtomicLong moves = new AtomicLong();
         Thread[] alive = new Thread[VIRTUAL_ALIVE];
         for (int i = 0; i < n; i++) {
@@ -150,11 +140,7 @@ public final class ScaleWorkload {
             if (alive[slot] != null) {
                 alive[slot].join();
             }
-            Object builder = ofVirtual.invoke();
-            if (i % 10 == 0) {
-                builder = name.invoke(builder, "vt-" + i);
-            }
-            alive[slot] = (Thread) unstarted.invoke(builder, (Runnable) () -> virtualBody(names, moves));
+            alive[slot] = VirtualThreads.unstarted(i % 10 == 0 ? "vt-" + i : null, () -> virtualBody(names, moves));
             alive[slot].start();
         }
         for (Thread t : alive) {

@@ -6,6 +6,7 @@ import io.jtrace.jfr.format.SequenceWriter;
 import io.jtrace.jfr.format.TimeMapping;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.service.output.WholeTraceFile;
@@ -42,16 +43,28 @@ import jdk.jfr.consumer.RecordingFile;
  */
 public final class JfrToTrace {
     static final int MAX_INTERNED = 500_000;
+    /**
+     * The uuid base of a converted recording's process track: fixed, so converting a recording again
+     * gives the same trace.
+     */
+    private static final long CONVERTED_PROCESS_BASE = 0x6A66722D62726467L;
     /** Files at least this big get a progress line. */
     public static final long PROGRESS_THRESHOLD_BYTES = 32L * 1024 * 1024;
 
     private final boolean keepGoing;
     private final PrintStream progress;
+    private final int maxInterned;
 
     /** {@code progress} null: no progress line. */
     public JfrToTrace(boolean keepGoing, PrintStream progress) {
+        this(keepGoing, progress, MAX_INTERNED);
+    }
+
+    /** {@code maxInterned}: the bound of each sequence's interning tables, past which it starts over. */
+    JfrToTrace(boolean keepGoing, PrintStream progress, int maxInterned) {
         this.keepGoing = keepGoing;
         this.progress = progress;
+        this.maxInterned = maxInterned;
     }
 
     public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException {
@@ -62,11 +75,10 @@ public final class JfrToTrace {
         JvmIdentity jvm = JvmIdentity.find(jfr);
         // Thread tracks need a pid; a recording without jdk.JVMInformation gets 1, and says so nowhere else.
         int pid = jvm.known() ? jvm.pid() : 1;
-        long processUuid = FileTrackUuids.processUuidFor(pid);
+        ProcessTrack process = new ProcessTrack(pid, jvm.name(), CONVERTED_PROCESS_BASE);
         return readable(jfr, scan, out, writer -> {
             writeRealtimeClock(writer, scan.startNanos());
-            return new Target(2, TimeMapping.realtime(), new DescribedTracks(pid, jvm.name(),
-                    new FileTrackUuids(processUuid, Map.of()), Set.of()));
+            return new Target(2, TimeMapping.realtime(), new DescribedTracks(process, true, Map.of(), Set.of()));
         });
     }
 
@@ -86,10 +98,10 @@ public final class JfrToTrace {
                 throw new JfrInputException(trace + ": no clock snapshot with REALTIME and MONOTONIC, so the"
                         + " recording's wall-clock times cannot be placed on its timeline");
             }
-            long processUuid = index.processUuids.get(pid);
-            FileTrackUuids uuids = new FileTrackUuids(processUuid, index.threadUuids.getOrDefault(pid, Map.of()));
+            ProcessTrack process = ProcessTrack.withUuid(pid, jvm.name(), index.processUuids.get(pid));
             return new Target(index.maxSequenceId + 1, TimeMapping.monotonic(index.realtimeMinusMonotonic),
-                    new DescribedTracks(pid, null, uuids, index.describedUuids));
+                    new DescribedTracks(process, false, index.threadUuids.getOrDefault(pid, Map.of()),
+                            index.describedUuids));
         });
     }
 
@@ -186,13 +198,13 @@ public final class JfrToTrace {
         ByteBuffer packetBuffer = FilePacketOut.newPacketBuffer();
         FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
         int clock = target.time().clockId();
-        SequenceWriter events = new SequenceWriter(eventsOut, clock, MAX_INTERNED);
+        SequenceWriter events = new SequenceWriter(eventsOut, clock, maxInterned);
         List<FilePacketOut> outs = new ArrayList<>();
         outs.add(eventsOut);
         JfrEventMapper mapper = new JfrEventMapper(target.tracks(), target.time(), events, type -> {
             FilePacketOut sampleOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
             outs.add(sampleOut);
-            return new SequenceWriter(sampleOut, clock, MAX_INTERNED);
+            return new SequenceWriter(sampleOut, clock, maxInterned);
         });
         Progress bar = new Progress(scan.fileSize() >= PROGRESS_THRESHOLD_BYTES ? progress : null,
                 "jtrace: " + named.getFileName(), scan.startNanos(), scan.endNanos());

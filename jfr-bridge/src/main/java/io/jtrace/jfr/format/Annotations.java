@@ -1,5 +1,6 @@
 package io.jtrace.jfr.format;
 
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.protos.DebugAnnotation;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.util.List;
@@ -112,7 +113,7 @@ final class Annotations {
         if (tid > 0) {
             return name + " (" + tid + ")";
         }
-        return (name.isEmpty() ? "virtual thread" : name) + " #" + t.getJavaThreadId();
+        return ProcessTrack.virtualThreadTrackName(name, t.getJavaThreadId());
     }
 
     private static String cap(String s) {

@@ -1,76 +1,80 @@
 package io.jtrace.jfr.format;
 
-import io.jtrace.protos.ProcessDescriptor;
-import io.jtrace.protos.ThreadDescriptor;
-import io.jtrace.protos.TracePacket;
-import io.jtrace.protos.TrackDescriptor;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.shm.proto.ProtoWriter;
-import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import jdk.jfr.consumer.RecordedThread;
 
 /**
- * A {@link TrackLayout} that writes each track's descriptor the first time the track is used: the
- * process, thread tracks (pid, tid, name: trace_processor joins them with every other source of the
- * same thread), virtual-thread and named tracks under the process, counter tracks.
+ * A {@link TrackLayout} over a {@link ProcessTrack}, which writes each track's descriptor the first time
+ * the track is used: the process, thread tracks (pid, tid, name: trace_processor joins them with every
+ * other source of the same thread), virtual-thread and named tracks under the process, counter tracks.
+ * Uuids are the process track's, so a live JFR event lands on the track of its thread's
+ * {@code track_event} slices, and a recording merged into an agent's trace on the agent's tracks.
  */
 public final class DescribedTracks implements TrackLayout {
-    private final int pid;
-    private final String processName;
-    private final TrackUuids uuids;
-    private final Set<Long> described = new HashSet<>();
-    private final Set<Long> alreadyInTrace;
+    /**
+     * JFR's named tracks (counters, events without a thread) are keyed {@code "jfr: <name>"} under the
+     * process, so they never share a uuid with the agent's own named tracks (GC, memory counters).
+     */
+    private static final String NAMED_TRACK_KEY_PREFIX = "jfr: ";
+
+    private final ProcessTrack process;
+    private final boolean describeProcess;
+    private final Map<Long, Long> existingThreads;
+    private final LongSet described = new LongSet();
+    private final LongSet alreadyInTrace;
 
     /**
-     * {@code processName} null leaves the process's descriptor to someone else (the agent writes its
-     * own); {@code alreadyInTrace} are uuids whose descriptors exist and are never written again.
+     * {@code describeProcess} false leaves the process's descriptor to its owner (the trace merged into);
+     * {@code existingThreads} are the uuids a trace already has for threads (by tid), which take
+     * precedence; {@code alreadyInTrace} are uuids whose descriptors exist and are never written again.
      */
-    public DescribedTracks(int pid, String processName, TrackUuids uuids, Set<Long> alreadyInTrace) {
-        this.pid = pid;
-        this.processName = processName;
-        this.uuids = uuids;
-        this.alreadyInTrace = Set.copyOf(alreadyInTrace);
+    public DescribedTracks(ProcessTrack process, boolean describeProcess, Map<Long, Long> existingThreads,
+            Set<Long> alreadyInTrace) {
+        this.process = process;
+        this.describeProcess = describeProcess;
+        this.existingThreads = Map.copyOf(existingThreads);
+        this.alreadyInTrace = new LongSet(alreadyInTrace);
     }
 
     @Override
     public int pid() {
-        return pid;
+        return process.pid();
     }
 
     @Override
-    public long threadTrack(SequenceWriter via, long tid, String name) {
-        long uuid = uuids.thread(tid);
+    public long threadTrack(SequenceWriter via, RecordedThread thread) {
+        long tid = thread.getOSThreadId();
+        if (tid <= 0) {
+            long javaThreadId = thread.getJavaThreadId();
+            long uuid = process.virtualThreadUuid(javaThreadId);
+            if (needsDescriptor(uuid)) {
+                writeChild(via, uuid, ProcessTrack.virtualThreadTrackName(ThreadNames.of(thread), javaThreadId), false);
+            }
+            return uuid;
+        }
+        Long existing = existingThreads.isEmpty() ? null : existingThreads.get(tid);
+        long uuid = existing != null ? existing : process.threadUuid(tid);
         if (needsDescriptor(uuid)) {
             describeProcess(via);
-            ProtoWriter p = via.beginPlainPacket();
-            p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
-            p.varint(TrackDescriptor.UUID_FIELD_NUMBER, uuid);
-            p.beginNested(TrackDescriptor.THREAD_FIELD_NUMBER);
-            p.varint(ThreadDescriptor.PID_FIELD_NUMBER, pid);
-            p.varint(ThreadDescriptor.TID_FIELD_NUMBER, tid);
-            p.string(ThreadDescriptor.THREAD_NAME_FIELD_NUMBER, name);
-            p.endNested();
-            p.endNested();
+            process.writeThreadDescriptor(via.beginPlainPacket(), uuid, tid, ThreadNames.of(thread));
             via.endPacket();
         }
         return uuid;
     }
 
     @Override
-    public long virtualThreadTrack(SequenceWriter via, long javaThreadId, String name) {
-        long uuid = uuids.virtualThread(javaThreadId);
-        if (needsDescriptor(uuid)) {
-            writeChild(via, uuid, (name.isEmpty() ? "virtual thread" : name) + " #" + javaThreadId, false);
-        }
-        return uuid;
+    public long namedUuid(String name) {
+        return process.namedUuid(NAMED_TRACK_KEY_PREFIX + name);
     }
 
     @Override
-    public long namedTrack(SequenceWriter via, String name, boolean counter) {
-        long uuid = uuids.named(name);
+    public void describeNamed(SequenceWriter via, long uuid, String name, boolean counter) {
         if (needsDescriptor(uuid)) {
             writeChild(via, uuid, name, counter);
         }
-        return uuid;
     }
 
     @Override
@@ -84,33 +88,16 @@ public final class DescribedTracks implements TrackLayout {
 
     private void writeChild(SequenceWriter via, long uuid, String name, boolean counter) {
         describeProcess(via);
-        ProtoWriter p = via.beginPlainPacket();
-        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
-        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, uuid);
-        p.varint(TrackDescriptor.PARENT_UUID_FIELD_NUMBER, uuids.process());
-        p.string(TrackDescriptor.NAME_FIELD_NUMBER, name);
-        if (counter) {
-            p.beginNested(TrackDescriptor.COUNTER_FIELD_NUMBER);
-            p.endNested();
-        }
-        p.endNested();
+        process.writeNamedTrack(via.beginPlainPacket(), uuid, name, counter);
         via.endPacket();
     }
 
-    /** The parent of named tracks must be described too, unless its owner (the agent, the trace) does it. */
+    /** The parent of named tracks must be described too, unless its owner (the trace) does it. */
     private void describeProcess(SequenceWriter via) {
-        long uuid = uuids.process();
-        if (processName == null || !needsDescriptor(uuid)) {
+        if (!describeProcess || !needsDescriptor(process.uuid())) {
             return;
         }
-        ProtoWriter p = via.beginPlainPacket();
-        p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
-        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, uuid);
-        p.beginNested(TrackDescriptor.PROCESS_FIELD_NUMBER);
-        p.varint(ProcessDescriptor.PID_FIELD_NUMBER, pid);
-        p.string(ProcessDescriptor.PROCESS_NAME_FIELD_NUMBER, processName);
-        p.endNested();
-        p.endNested();
+        process.writeProcessDescriptor(via.beginPlainPacket(), false);
         via.endPacket();
     }
 }

@@ -38,7 +38,6 @@ public final class JfrEventMapper {
     private final Function<String, SequenceWriter> sampleSequenceFactory;
     private final Map<String, SequenceWriter> sampleSequences = new HashMap<>();
     private final Map<String, EventTypeInfo> types = new HashMap<>();
-    private final Map<String, long[]> written = new TreeMap<>();
 
     /**
      * {@code events} carries track events and descriptors; {@code sampleSequenceFactory} makes the
@@ -70,20 +69,24 @@ public final class JfrEventMapper {
                 writeTrackEvent(type, event);
                 break;
         }
-        written.computeIfAbsent(typeName, k -> new long[1])[0]++;
+        type.written++;
     }
 
     /** Events written, per event type name. */
     public Map<String, Long> writtenPerType() {
         Map<String, Long> counts = new TreeMap<>();
-        written.forEach((k, v) -> counts.put(k, v[0]));
+        for (EventTypeInfo type : types.values()) {
+            if (type.written > 0) {
+                counts.put(type.name, type.written);
+            }
+        }
         return counts;
     }
 
     public long writtenTotal() {
         long total = 0;
-        for (long[] v : written.values()) {
-            total += v[0];
+        for (EventTypeInfo type : types.values()) {
+            total += type.written;
         }
         return total;
     }
@@ -97,10 +100,11 @@ public final class JfrEventMapper {
 
     private void writeTrackEvent(EventTypeInfo type, RecordedEvent event) {
         events.prepare();
-        long track = trackOf(event.getThread(), type.name);
-        long category = events.category(CATEGORY);
-        long name = events.eventName(type.name);
-        long[] annotationNames = Annotations.internNames(events, type.fields);
+        long track = trackOf(event.getThread(), type);
+        type.internNames(events, CATEGORY);
+        long category = type.categoryIid;
+        long name = type.nameIid;
+        long[] annotationNames = type.annotationIids;
         long callstack = 0;
         if (type.hasStackTrace) {
             RecordedStackTrace stack = event.getStackTrace();
@@ -138,20 +142,11 @@ public final class JfrEventMapper {
 
     private void writeCounters(EventTypeInfo type, RecordedEvent event) {
         events.prepare();
-        String suffix = "";
-        if (type.counterThreadField != null) {
-            RecordedThread subject = event.getThread(type.counterThreadField);
-            if (subject != null) {
-                suffix = " " + Annotations.threadLabel(subject);
-            }
-        }
         int n = type.counterFields.size();
-        long[] trackUuids = new long[n];
-        double[] values = new double[n];
+        long[] trackUuids = counterTracks(type, event);
+        double[] values = type.counterValues;
         for (int i = 0; i < n; i++) {
-            CounterFields.Field f = type.counterFields.get(i);
-            trackUuids[i] = tracks.namedTrack(events, type.name + "." + f.name() + suffix, true);
-            values[i] = numericValue(event, f);
+            values[i] = numericValue(event, type.counterFields.get(i));
         }
         ProtoWriter p = events.beginPacket(time.toTrace(event.getStartTime()));
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
@@ -168,6 +163,36 @@ public final class JfrEventMapper {
         events.endPacket();
     }
 
+    /**
+     * The counter tracks of one event, described if new: {@code <type>.<field>}, their uuids kept per
+     * type; per-thread counters add the measured thread, {@code <type>.<field> <thread>}.
+     */
+    private long[] counterTracks(EventTypeInfo type, RecordedEvent event) {
+        int n = type.counterTrackNames.length;
+        RecordedThread subject = type.counterThreadField == null ? null : event.getThread(type.counterThreadField);
+        if (subject != null) {
+            String suffix = " " + Annotations.threadLabel(subject);
+            long[] uuids = type.scratchTrackUuids;
+            for (int i = 0; i < n; i++) {
+                String name = type.counterTrackNames[i] + suffix;
+                uuids[i] = tracks.namedUuid(name);
+                tracks.describeNamed(events, uuids[i], name, true);
+            }
+            return uuids;
+        }
+        if (type.counterTrackUuids == null) {
+            long[] uuids = new long[n];
+            for (int i = 0; i < n; i++) {
+                uuids[i] = tracks.namedUuid(type.counterTrackNames[i]);
+            }
+            type.counterTrackUuids = uuids;
+        }
+        for (int i = 0; i < n; i++) {
+            tracks.describeNamed(events, type.counterTrackUuids[i], type.counterTrackNames[i], true);
+        }
+        return type.counterTrackUuids;
+    }
+
     private static double numericValue(RecordedEvent event, CounterFields.Field f) {
         Object value = event;
         for (String step : f.path()) {
@@ -180,13 +205,17 @@ public final class JfrEventMapper {
     }
 
     private void writeSample(EventTypeInfo type, RecordedEvent event) {
-        SequenceWriter seq = sampleSequences.computeIfAbsent(type.name, sampleSequenceFactory);
+        if (type.sampleSequence == null) {
+            type.sampleSequence = sampleSequences.computeIfAbsent(type.name, sampleSequenceFactory);
+        }
+        SequenceWriter seq = type.sampleSequence;
         RecordedThread thread = event.getThread("sampledThread");
         long tid = 0;
         if (thread != null) {
             events.prepare();
-            tid = thread.getOSThreadId() > 0 ? thread.getOSThreadId() : thread.getJavaThreadId();
-            trackOf(thread, type.name); // the thread gets its named track even if it only ever ran samples
+            long osTid = thread.getOSThreadId();
+            tid = osTid > 0 ? osTid : thread.getJavaThreadId();
+            trackOf(thread, type); // the thread gets its named track even if it only ever ran samples
         }
         seq.prepare();
         RecordedStackTrace stack = event.getStackTrace();
@@ -202,14 +231,14 @@ public final class JfrEventMapper {
         seq.endPacket();
     }
 
-    private long trackOf(RecordedThread thread, String typeName) {
-        if (thread == null) {
-            return tracks.namedTrack(events, typeName, false);
+    private long trackOf(RecordedThread thread, EventTypeInfo type) {
+        if (thread != null) {
+            return tracks.threadTrack(events, thread);
         }
-        long tid = thread.getOSThreadId();
-        if (tid > 0) {
-            return tracks.threadTrack(events, tid, ThreadNames.of(thread));
+        if (type.threadlessTrackUuid == 0) {
+            type.threadlessTrackUuid = tracks.namedUuid(type.name);
         }
-        return tracks.virtualThreadTrack(events, thread.getJavaThreadId(), ThreadNames.of(thread));
+        tracks.describeNamed(events, type.threadlessTrackUuid, type.name, false);
+        return type.threadlessTrackUuid;
     }
 }

@@ -1,5 +1,6 @@
 package io.jtrace.jfr.format;
 
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.Callstack;
 import io.jtrace.protos.DebugAnnotationName;
 import io.jtrace.protos.EventCategory;
@@ -9,7 +10,6 @@ import io.jtrace.protos.InternedData;
 import io.jtrace.protos.InternedString;
 import io.jtrace.protos.Mapping;
 import io.jtrace.protos.TracePacket;
-import io.jtrace.protos.TracePacketDefaults;
 import io.jtrace.shm.proto.ProtoWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
@@ -29,8 +29,6 @@ import jdk.jfr.consumer.RecordedStackTrace;
  * {@link #beginPacket(long)} … {@link #endPacket()}.
  */
 public final class SequenceWriter {
-    static final int SEQ_INCREMENTAL_STATE_CLEARED = 1;
-    static final int SEQ_NEEDS_INCREMENTAL_STATE = 2;
     /** The one mapping every Java frame belongs to: trace_processor needs a mapping (with a build id) per frame. */
     private static final long JAVA_MAPPING_IID = 1;
     private static final byte[] JAVA_MAPPING_PATH = "java".getBytes(StandardCharsets.UTF_8);
@@ -56,6 +54,8 @@ public final class SequenceWriter {
     private boolean started;
     private boolean mappingWritten;
     private long restarts;
+    /** Counts the times the interning state was cleared: iids a caller kept from an older generation are void. */
+    private long generation;
 
     /**
      * {@code maxInterned} bounds the memory of the interning tables: past it, the sequence starts over
@@ -83,6 +83,7 @@ public final class SequenceWriter {
             restarts++;
         }
         started = false;
+        generation++;
         mappingWritten = false;
         categories.clear();
         eventNames.clear();
@@ -92,6 +93,11 @@ public final class SequenceWriter {
         callstacks.clear();
         stackIids.clear();
         functionIids.clear();
+    }
+
+    /** Changes whenever what was interned is forgotten; iids resolved in one generation hold through it. */
+    public long generation() {
+        return generation;
     }
 
     /** How often the sequence started over to bound its interning tables. */
@@ -194,7 +200,7 @@ public final class SequenceWriter {
         ensureStarted();
         ProtoWriter p = out.beginPacket();
         p.varint(TracePacket.TIMESTAMP_FIELD_NUMBER, timestamp);
-        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SEQ_NEEDS_INCREMENTAL_STATE);
+        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
         writePendingInterned(p);
         return p;
     }
@@ -214,11 +220,7 @@ public final class SequenceWriter {
             return;
         }
         started = true;
-        ProtoWriter p = out.beginPacket();
-        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SEQ_INCREMENTAL_STATE_CLEARED);
-        p.beginNested(TracePacket.TRACE_PACKET_DEFAULTS_FIELD_NUMBER);
-        p.varint(TracePacketDefaults.TIMESTAMP_CLOCK_ID_FIELD_NUMBER, clockId);
-        p.endNested();
+        SequenceHeader.writeOnClock(out.beginPacket(), clockId);
         out.endPacket();
     }
 

@@ -1,5 +1,7 @@
 package io.jtrace.jfr.format;
 
+import jdk.jfr.consumer.RecordedThread;
+
 /**
  * The tracks JFR events land on, and their uuids. A layout remembers which tracks it has described and
  * writes a track's descriptor (through the sequence it is given) the first time the track is used, or
@@ -9,17 +11,18 @@ package io.jtrace.jfr.format;
 public interface TrackLayout {
     int pid();
 
-    /** The track of the thread with OS id {@code tid}; {@code name} names it if it is new. */
-    long threadTrack(SequenceWriter via, long tid, String name);
-
     /**
-     * The track of a thread without an OS thread (a virtual thread), by its Java thread id; named like
-     * the agent's virtual thread tracks: {@code <name> #<id>}.
+     * The track of {@code thread}: its OS thread's (by tid), or for a thread without one (a virtual
+     * thread) a track named like the agent's virtual thread tracks, {@code <name> #<java thread id>}.
+     * The thread's name is read only when the track is new.
      */
-    long virtualThreadTrack(SequenceWriter via, long javaThreadId, String name);
+    long threadTrack(SequenceWriter via, RecordedThread thread);
 
-    /** A track under the process, named {@code name}; a counter track when {@code counter}. */
-    long namedTrack(SequenceWriter via, String name, boolean counter);
+    /** The uuid of the track named {@code name} under the process; the same for the same name. */
+    long namedUuid(String name);
+
+    /** Describes the track {@code uuid} = {@link #namedUuid}({@code name}) unless it is; a counter track when {@code counter}. */
+    void describeNamed(SequenceWriter via, long uuid, String name, boolean counter);
 
     /** The trace may have lost the descriptors (a ring buffer wrapped): write each again when next used. */
     void forgetDescribed();

@@ -4,9 +4,10 @@ import io.jtrace.jfr.format.DescribedTracks;
 import io.jtrace.jfr.format.JfrEventMapper;
 import io.jtrace.jfr.format.SequenceWriter;
 import io.jtrace.jfr.format.TimeMapping;
-import io.jtrace.jfr.format.TrackUuids;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
+import io.jtrace.producer.tracks.ProcessTrack;
+import io.jtrace.service.clock.ClockReader;
 import io.jtrace.shm.writer.TraceWriter;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
@@ -53,9 +54,7 @@ final class JfrRecorder implements DataSourceInstance {
 
     private final DataSourceContext context;
     private final JfrSettings settings;
-    private final int pid;
-    private final String processName;
-    private final TrackUuids uuids;
+    private final ProcessTrack process;
     private final long session = SESSIONS.incrementAndGet();
     private final CountDownLatch markerSeen = new CountDownLatch(1);
     private final CountDownLatch streamClosed = new CountDownLatch(1);
@@ -69,19 +68,17 @@ final class JfrRecorder implements DataSourceInstance {
     private volatile boolean clearRequested;
     private long failures;
 
-    JfrRecorder(DataSourceContext context, JfrSettings settings, int pid, String processName, TrackUuids uuids) {
+    JfrRecorder(DataSourceContext context, JfrSettings settings, ProcessTrack process) {
         this.context = context;
         this.settings = settings;
-        this.pid = pid;
-        this.processName = processName;
-        this.uuids = uuids;
+        this.process = process;
     }
 
     @Override
     public synchronized void start() {
-        TimeMapping time = TimeMapping.monotonic(ClockOffset.realtimeMinusMonotonic());
+        TimeMapping time = TimeMapping.monotonic(ClockReader.realtimeMinusMonotonic());
         SequenceWriter events = new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED);
-        mapper = new JfrEventMapper(new DescribedTracks(pid, processName, uuids, Set.of()), time, events,
+        mapper = new JfrEventMapper(new DescribedTracks(process, true, Map.of(), Set.of()), time, events,
                 type -> new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED));
         enabled = settings.enabledEvents();
         acceptUnlisted = settings.configuration() != null;

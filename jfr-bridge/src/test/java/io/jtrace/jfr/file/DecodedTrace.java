@@ -39,6 +39,8 @@ final class DecodedTrace {
     record Sample(int sequence, long ts, int pid, long tid, List<String> framesLeafFirst) {}
 
     final List<String> problems = new ArrayList<>();
+    /** Packets that cleared their sequence's incremental state (each sequence's first, and every restart). */
+    int stateClears;
     final Map<Long, TrackDescriptor> tracks = new HashMap<>();
     final List<Slice> slices = new ArrayList<>();
     final List<Instant> instants = new ArrayList<>();
@@ -111,6 +113,7 @@ final class DecodedTrace {
         int seqId = p.getTrustedPacketSequenceId();
         SeqState seq = sequences.computeIfAbsent(seqId, k -> new SeqState());
         if ((p.getSequenceFlags() & 1) != 0) {
+            stateClears++;
             SeqState fresh = new SeqState();
             fresh.cleared = true;
             sequences.put(seqId, fresh);

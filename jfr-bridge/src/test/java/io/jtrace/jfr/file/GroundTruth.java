@@ -1,9 +1,10 @@
 package io.jtrace.jfr.file;
 
 import io.jtrace.jfr.format.SequenceWriter;
-import io.jtrace.jfr.format.TimeMapping;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -41,8 +42,17 @@ final class GroundTruth {
         return t == null ? -1 : t.getOSThreadId();
     }
 
-    /** A sample as "ts|tid|top frames", in the time of {@code time}. */
-    static String sampleKey(RecordedEvent e, TimeMapping time) {
+    /**
+     * Where a trace should put a JFR time: its epoch nanoseconds (REALTIME, as the JDK's parser gives it)
+     * minus {@code realtimeMinusTraceClock} (0 for a REALTIME trace). Computed here, not with the
+     * converter's own time mapping, so a bug there fails the tests.
+     */
+    static long expectedTimestamp(Instant jfrTime, long realtimeMinusTraceClock) {
+        return ChronoUnit.NANOS.between(Instant.EPOCH, jfrTime) - realtimeMinusTraceClock;
+    }
+
+    /** A sample as "ts|tid|top frames", its time as {@link #expectedTimestamp} puts it. */
+    static String sampleKey(RecordedEvent e, long realtimeMinusTraceClock) {
         List<String> top = new ArrayList<>();
         if (e.getStackTrace() != null) {
             for (RecordedFrame f : e.getStackTrace().getFrames()) {
@@ -52,7 +62,7 @@ final class GroundTruth {
                 top.add(SequenceWriter.functionName(f.getMethod()));
             }
         }
-        return time.toTrace(e.getStartTime()) + "|" + tid(e.getThread("sampledThread")) + "|" + top;
+        return expectedTimestamp(e.getStartTime(), realtimeMinusTraceClock) + "|" + tid(e.getThread("sampledThread")) + "|" + top;
     }
 
     static String sampleKey(DecodedTrace.Sample s) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jtrace.jfr.format.TimeMapping;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.TrackDescriptor;
 import java.nio.file.Path;
@@ -31,7 +30,8 @@ class JfrToTraceTest {
     static GroundTruth truth;
     static DecodedTrace trace;
     static ConversionReport report;
-    static final TimeMapping REALTIME = TimeMapping.realtime();
+    /** A converted trace keeps JFR's times as REALTIME: no offset. */
+    static final long REALTIME = 0;
 
     @BeforeAll
     static void convertARecording() throws Exception {
@@ -64,7 +64,7 @@ class JfrToTraceTest {
             if (GroundTruth.isSample(e) || counterTypes.contains(type)) {
                 continue;
             }
-            long start = REALTIME.toTrace(e.getStartTime());
+            long start = GroundTruth.expectedTimestamp(e.getStartTime(), REALTIME);
             long dur = e.getEventType().getField("duration") == null ? 0 : e.getDuration().toNanos();
             expected.add(type + "|" + start + "|" + (start + Math.max(0, dur)) + "|" + GroundTruth.tid(e.getThread()));
         }
@@ -115,7 +115,7 @@ class JfrToTraceTest {
                 List<String> expected = new ArrayList<>();
                 for (RecordedEvent ev : truth.events) {
                     if (ev.getEventType().getName().equals(type) && !field.contains(".")) {
-                        expected.add(REALTIME.toTrace(ev.getStartTime()) + "=" + ((Number) ev.getValue(field)).doubleValue());
+                        expected.add(GroundTruth.expectedTimestamp(ev.getStartTime(), REALTIME) + "=" + ((Number) ev.getValue(field)).doubleValue());
                     }
                 }
                 if (!field.contains(".")) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jtrace.jfr.format.TimeMapping;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.ProcessDescriptor;
@@ -89,11 +88,10 @@ class MergeTest {
         long processDescriptors = merged.tracks.values().stream().filter(TrackDescriptor::hasProcess).count();
         assertEquals(1, processDescriptors);
 
-        TimeMapping monotonic = TimeMapping.monotonic(REALTIME_MINUS_MONOTONIC);
         List<String> expected = new ArrayList<>();
         for (RecordedEvent e : truth.events) {
             if (e.getEventType().getName().equals("jtrace.test.Work")) {
-                long start = monotonic.toTrace(e.getStartTime());
+                long start = GroundTruth.expectedTimestamp(e.getStartTime(), REALTIME_MINUS_MONOTONIC);
                 expected.add(workerUuids.get(e.getThread().getOSThreadId()) + "|" + start + "|" + (start + e.getDuration().toNanos()));
             }
         }

@@ -1,4 +1,4 @@
-package io.jtrace.agent.tracks;
+package io.jtrace.producer.tracks;
 
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.ProcessDescriptor;
@@ -16,7 +16,9 @@ import java.util.List;
 /**
  * This process's track and the uuids of the tracks under it (threads, counters, GC). Uuids are derived
  * from a per-process random base, so two JVMs merged into one trace never collide, and the same
- * thread or counter name always maps to the same track within the process.
+ * thread or counter name always maps to the same track within the process. Every producer of a process
+ * derives its uuids here (the agent's data sources, the JFR bridge live and from files), so the
+ * events they write about one thread land on one track.
  */
 public final class ProcessTrack {
     private final int pid;
@@ -34,11 +36,20 @@ public final class ProcessTrack {
      * process_labels (the Perfetto UI shows both with the process).
      */
     public ProcessTrack(int pid, String name, List<String> commandLine, List<String> labels, long randomBase) {
+        this(mix(randomBase ^ pid) | 1, pid, name, commandLine, labels);
+    }
+
+    private ProcessTrack(long uuid, int pid, String name, List<String> commandLine, List<String> labels) {
         this.pid = pid;
         this.name = name;
         this.commandLine = List.copyOf(commandLine);
         this.labels = List.copyOf(labels);
-        this.uuid = mix(randomBase ^ pid) | 1;
+        this.uuid = uuid;
+    }
+
+    /** A process whose track already exists with {@code uuid} (a trace being merged into). */
+    public static ProcessTrack withUuid(int pid, String name, long uuid) {
+        return new ProcessTrack(uuid, pid, name, List.of(), List.of());
     }
 
     /**
@@ -119,7 +130,12 @@ public final class ProcessTrack {
      * trace_processor keeps what an earlier descriptor of the same pid set.
      */
     public void writeProcessDescriptor(TraceWriter writer, boolean full) {
-        ProtoWriter p = writer.beginPacket();
+        writeProcessDescriptor(writer.beginPacket(), full);
+        writer.endPacket();
+    }
+
+    /** Writes the process's descriptor into an already open packet; {@code full} as above. */
+    public void writeProcessDescriptor(ProtoWriter p, boolean full) {
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
         p.varint(TrackDescriptor.UUID_FIELD_NUMBER, uuid);
         p.beginNested(TrackDescriptor.PROCESS_FIELD_NUMBER);
@@ -138,13 +154,20 @@ public final class ProcessTrack {
         }
         p.endNested();
         p.endNested();
-        writer.endPacket();
     }
 
     /** Writes the descriptor of a thread's track into an already open packet. */
     public void writeThreadDescriptor(ProtoWriter p, long tid, String threadName) {
+        writeThreadDescriptor(p, threadUuid(tid), tid, threadName);
+    }
+
+    /**
+     * Writes the descriptor of a thread's track with uuid {@code trackUuid} into an already open packet:
+     * pid, tid and name, by which trace_processor joins it with every other source of the same thread.
+     */
+    public void writeThreadDescriptor(ProtoWriter p, long trackUuid, long tid, String threadName) {
         p.beginNested(TracePacket.TRACK_DESCRIPTOR_FIELD_NUMBER);
-        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, threadUuid(tid));
+        p.varint(TrackDescriptor.UUID_FIELD_NUMBER, trackUuid);
         p.beginNested(TrackDescriptor.THREAD_FIELD_NUMBER);
         p.varint(ThreadDescriptor.PID_FIELD_NUMBER, pid);
         p.varint(ThreadDescriptor.TID_FIELD_NUMBER, tid);

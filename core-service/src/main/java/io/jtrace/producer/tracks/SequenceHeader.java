@@ -1,4 +1,4 @@
-package io.jtrace.agent.tracks;
+package io.jtrace.producer.tracks;
 
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
@@ -26,6 +26,14 @@ public final class SequenceHeader {
      */
     public static void write(ProtoWriter p, long defaultTrackUuid) {
         writeDefaults(p, BuiltinClock.BUILTIN_CLOCK_MONOTONIC_VALUE, defaultTrackUuid);
+    }
+
+    /**
+     * Writes, into an open packet, sequence_flags = INCREMENTAL_STATE_CLEARED and a default saying the
+     * sequence's timestamps are on {@code clockId} (a {@code BuiltinClock}), with no default track.
+     */
+    public static void writeOnClock(ProtoWriter p, int clockId) {
+        writeDefaults(p, clockId, 0);
     }
 
     /**
