@@ -55,12 +55,14 @@ final class ThreadSampler implements Sampler {
     private final Set<Long> placedTids = new HashSet<>();
     private final OsThreadNames osNames = new OsThreadNames();
     /**
-     * A thread that was not RUNNABLE at this sample nor the last one has its CPU time read only every
-     * this many samples: reading it is most of a sample's cost (about 0.6 µs a thread), and most threads
-     * of a big service are parked. The counter is cumulative, so no CPU time is lost, only placed up to
-     * this many periods late.
+     * A thread that is not RUNNABLE at this sample and has not changed state since the last one has its
+     * CPU time read only every this many samples: reading it is a third of a sample's cost (a system
+     * call per thread, 1 to 4 µs each on this project's VMs with cold caches), and most threads of a big
+     * service are parked. The counter is cumulative, so no CPU time is lost: CPU a thread used without
+     * ever being seen running or changing state shows up to this many periods late, and such a thread
+     * ran only briefly between samples (one that runs much is caught RUNNABLE at a sample).
      */
-    static final int IDLE_CPU_READ_EVERY = 10;
+    static final int IDLE_CPU_READ_EVERY = 50;
     private Thread[] live = new Thread[64];
     /** This sample's CPU-time reads, gathered so that one call reads them all (see {@link CpuTimes}). */
     private ThreadRecord[] cpuReads = new ThreadRecord[64];
@@ -289,7 +291,8 @@ final class ThreadSampler implements Sampler {
         }
         r.name = name;
         Thread.State state = r.thread.getState();
-        boolean ranRecently = state == Thread.State.RUNNABLE || r.state == Thread.State.RUNNABLE;
+        // A thread that changed state since the last sample ran in between.
+        boolean ranRecently = state == Thread.State.RUNNABLE || state != r.state;
         if (state != r.state && state != Thread.State.TERMINATED && state != Thread.State.NEW) {
             if (r.state != null) {
                 writeStretch(r, now);
@@ -297,8 +300,8 @@ final class ThreadSampler implements Sampler {
             r.state = state;
             r.stateSince = now;
         }
-        if (cpuTime && (ranRecently || r.cpuNanos < 0 || sampleNumber - r.cpuReadInSample >= IDLE_CPU_READ_EVERY)) {
-            r.cpuReadInSample = sampleNumber;
+        // Idle threads take their turns by Java id, so the reads of a sample are spread evenly.
+        if (cpuTime && (ranRecently || r.cpuNanos < 0 || (sampleNumber + r.javaId) % IDLE_CPU_READ_EVERY == 0)) {
             wantCpuTime(r);
         }
     }
@@ -412,7 +415,6 @@ final class ThreadSampler implements Sampler {
         Thread.State state;
         long stateSince;
         long cpuNanos = -1;
-        long cpuReadInSample;
         int describedEpoch = -1;
         long seenInSample;
 
