@@ -18,10 +18,12 @@ import java.util.concurrent.TimeUnit;
  * in a fresh JVM once per configuration (the order rotated every round, so no configuration always
  * runs first or last) and takes its requests per second; each configuration's throughput is divided by
  * that of the untraced run of the same round. Prints every run, then per configuration the median ratio
- * and the range over rounds, and the machine's load average before and after.
+ * and the range over rounds, the CPU per request, the CPU that JIT compilation and jtrace's own threads
+ * took in the measured time (a warm-up too short for the machine's load leaves JIT work, jvm.jfr's
+ * late JFR start-up above all, inside it), and the machine's load average before and after.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.jfr.JfrOverheadHarness
- *     [--rounds 5] [--warmup 10] [--seconds 15] [--workers 4] [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] (also jtrace, both)
+ *     [--rounds 5] [--warmup 25] [--seconds 15] [--workers 4] [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] (also jtrace, both)
  *     [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir benchmarks-agent/target/jfr-overhead]</pre>
  *
  * The files of the last round are kept in {@code --dir} for inspection ({@code java -jar jtrace.jar
@@ -36,7 +38,7 @@ public final class JfrOverheadHarness {
     public static void main(String[] args) throws Exception {
         Map<String, String> options = parse(args);
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
-        long warmupMillis = (long) (Double.parseDouble(options.getOrDefault("warmup", "10")) * 1000);
+        long warmupMillis = (long) (Double.parseDouble(options.getOrDefault("warmup", "25")) * 1000);
         long millis = (long) (Double.parseDouble(options.getOrDefault("seconds", "15")) * 1000);
         int workers = Integer.parseInt(options.getOrDefault("workers", "4"));
         Path agent = Path.of(options.getOrDefault("agent", "agent/target/jtrace.jar")).toAbsolutePath();
@@ -65,9 +67,13 @@ public final class JfrOverheadHarness {
         }
         Map<String, List<Double>> opsPerSecond = new LinkedHashMap<>();
         Map<String, List<Double>> cpuPerOp = new LinkedHashMap<>();
+        Map<String, List<Double>> jit = new LinkedHashMap<>();
+        Map<String, List<Double>> jtraceThreads = new LinkedHashMap<>();
         configs.forEach(c -> {
             opsPerSecond.put(c.name(), new ArrayList<>());
             cpuPerOp.put(c.name(), new ArrayList<>());
+            jit.put(c.name(), new ArrayList<>());
+            jtraceThreads.put(c.name(), new ArrayList<>());
         });
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < configs.size(); i++) {
@@ -76,6 +82,7 @@ public final class JfrOverheadHarness {
                 command.add(java);
                 command.add("-Xms256m");
                 command.add("-Xmx256m");
+                command.add("-Dworkload.threadCpu=true");
                 command.addAll(c.jvmArgs());
                 command.addAll(List.of("-cp", ownJar(), ServiceWorkload.class.getName(), String.valueOf(workers),
                         String.valueOf(warmupMillis), String.valueOf(millis), dir.toString()));
@@ -83,15 +90,20 @@ public final class JfrOverheadHarness {
                 double ops = Double.parseDouble(result.get("OPS_PER_S"));
                 double cpuMicrosPerOp = Long.parseLong(result.get("CPU_MS")) * 1000.0
                         / (ops * Long.parseLong(result.get("ELAPSED_MS")) / 1000.0);
+                double jitPercent = Double.parseDouble(result.getOrDefault("JIT_PERCENT", "0"));
+                double jtracePercent = Double.parseDouble(result.getOrDefault("JTRACE_PERCENT", "0"));
                 opsPerSecond.get(c.name()).add(ops);
                 cpuPerOp.get(c.name()).add(cpuMicrosPerOp);
-                System.out.printf("round %d %-15s %10.0f ops/s  %6.1f µs CPU/op  %4s GCs  load %s%n", round + 1, c.name(),
-                        ops, cpuMicrosPerOp, result.get("GCS"), loadAverage());
+                jit.get(c.name()).add(jitPercent);
+                jtraceThreads.get(c.name()).add(jtracePercent);
+                System.out.printf("round %d %-15s %10.0f ops/s  %6.1f µs CPU/op  JIT %5.1f %%  jtrace threads %5.1f %%  %4s GCs  load %s%n",
+                        round + 1, c.name(), ops, cpuMicrosPerOp, jitPercent, jtracePercent, result.get("GCS"), loadAverage());
             }
         }
 
         System.out.printf("%nthroughput as a ratio to none, per round (same round's none run):%n");
-        System.out.printf("%-15s %12s %8s %8s %8s %14s%n", "config", "median ops/s", "median", "min", "max", "CPU µs/op");
+        System.out.printf("%-15s %12s %8s %8s %8s %10s %8s %8s%n", "config", "median ops/s", "median", "min", "max",
+                "CPU µs/op", "JIT %", "jtrace %");
         List<Double> base = opsPerSecond.get("none");
         for (Config c : configs) {
             List<Double> ratios = new ArrayList<>();
@@ -99,10 +111,13 @@ public final class JfrOverheadHarness {
             for (int r = 0; r < rounds; r++) {
                 ratios.add(ops.get(r) / base.get(r));
             }
-            System.out.printf("%-15s %12.0f %8.3f %8.3f %8.3f %14.1f%n", c.name(), median(ops), median(ratios),
+            System.out.printf("%-15s %12.0f %8.3f %8.3f %8.3f %10.1f %8.1f %8.1f%n", c.name(), median(ops), median(ratios),
                     ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
-                    ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow(), median(cpuPerOp.get(c.name())));
+                    ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow(), median(cpuPerOp.get(c.name())),
+                    median(jit.get(c.name())), median(jtraceThreads.get(c.name())));
         }
+        System.out.println("JIT % and jtrace %: CPU of the JIT compiler threads and of jtrace's own threads over the"
+                + " measured time, in % of one core (medians).");
         System.out.println("load average at the end: " + loadAverage());
     }
 
@@ -173,7 +188,7 @@ public final class JfrOverheadHarness {
         Map<String, String> options = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: [--rounds 5] [--warmup 10] [--seconds 15] [--workers 4]"
+                throw new IllegalArgumentException("usage: [--rounds 5] [--warmup 25] [--seconds 15] [--workers 4]"
                         + " [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] [--agent jar] [--java bin/java] [--dir dir]; got " + args[i]);
             }
             options.put(args[i].substring(2), args[++i]);

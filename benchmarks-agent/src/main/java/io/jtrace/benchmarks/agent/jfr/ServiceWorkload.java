@@ -43,7 +43,8 @@ import java.util.zip.CRC32;
  *
  * <p>Arguments: worker threads, warm-up ms, measured ms, a scratch directory. After the warm-up it
  * counts requests for the measured time and prints {@code OPS_PER_S}, {@code CPU_MS} (the process's
- * CPU time over the measured time) and {@code GCS}, then exits (so a recording or trace is completed by
+ * CPU time over the measured time) and {@code GCS} ({@code -Dworkload.threadCpu=true}: also the CPU
+ * of each thread over the measured time, compiler and GC threads included), then exits (so a recording or trace is completed by
  * shutdown hooks outside the measured time).
  */
 public final class ServiceWorkload {
@@ -53,6 +54,9 @@ public final class ServiceWorkload {
     static final int COMPACTOR_PERIOD_MILLIS = 200;
     private static final int CACHE_CAPACITY = 4096;
     private static final long LOG_ROTATE_BYTES = 8 << 20;
+
+    /** {@code -Dworkload.threadCpu=true}: also print where the measured time's CPU went, per thread (Linux). */
+    private static final boolean THREAD_CPU = Boolean.getBoolean("workload.threadCpu");
 
     private final LongAdder ops = new LongAdder();
     private final Map<String, byte[]> cache = new LinkedHashMap<>(CACHE_CAPACITY, 0.75f, true) {
@@ -104,6 +108,7 @@ public final class ServiceWorkload {
         Thread.sleep(warmupMillis);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        Map<String, Long> threadCpuBefore = THREAD_CPU ? ThreadCpu.byName() : Map.of();
         long gcsBefore = gcCount();
         long cpuBefore = os.getProcessCpuTime();
         long opsBefore = ops.sum();
@@ -112,6 +117,9 @@ public final class ServiceWorkload {
         long opsAfter = ops.sum();
         long elapsed = System.nanoTime() - start;
         long cpu = os.getProcessCpuTime() - cpuBefore;
+        if (THREAD_CPU) {
+            ThreadCpu.printDelta(threadCpuBefore, ThreadCpu.byName(), elapsed);
+        }
         running = false;
         System.out.printf("OPS_PER_S=%.1f%nCPU_MS=%d%nGCS=%d%nELAPSED_MS=%d%nPARSE_FAILURES=%d%nBREAKER_TRIPS=%d%n",
                 (opsAfter - opsBefore) * 1e9 / elapsed, cpu / 1_000_000, gcCount() - gcsBefore, elapsed / 1_000_000,

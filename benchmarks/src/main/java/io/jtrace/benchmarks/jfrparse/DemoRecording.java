@@ -1,0 +1,82 @@
+package io.jtrace.benchmarks.jfrparse;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.text.ParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
+
+/**
+ * The recording the convert benchmarks parse: JFR's {@code profile} settings over 4 threads that
+ * allocate, lock and sleep for 3 s (execution and allocation samples, parks, GCs; about 7,000 events,
+ * 300 KB, one chunk), and big files made of it: a JFR file is a sequence of self-contained chunks, so
+ * copies of one concatenated are a valid recording with that many chunks.
+ */
+public final class DemoRecording {
+    static volatile Object sink;
+
+    private DemoRecording() {}
+
+    /** Records the demo workload in this JVM into {@code file}. */
+    public static void record(Path file) throws IOException, ParseException, InterruptedException {
+        try (Recording r = new Recording(Configuration.getConfiguration("profile"))) {
+            r.start();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                Thread w = new Thread(DemoRecording::work, "bench-worker-" + t);
+                threads.add(w);
+                w.start();
+            }
+            for (Thread w : threads) {
+                w.join();
+            }
+            r.stop();
+            r.dump(file);
+        }
+    }
+
+    /** Writes {@code copies} copies of the recording {@code one} one after another into {@code big}. */
+    public static void concatenate(Path one, int copies, Path big) throws IOException {
+        byte[] chunk = Files.readAllBytes(one);
+        try (OutputStream out = Files.newOutputStream(big, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            for (int i = 0; i < copies; i++) {
+                out.write(chunk);
+            }
+        }
+    }
+
+    /** The file's first bytes, to tell a JFR recording ({@code FLR\0}) from anything else. */
+    static boolean looksLikeRecording(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] magic = in.readNBytes(4);
+            return magic.length == 4 && magic[0] == 'F' && magic[1] == 'L' && magic[2] == 'R' && magic[3] == 0;
+        }
+    }
+
+    private static void work() {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        Object lock = new Object();
+        while (System.nanoTime() < end) {
+            List<byte[]> garbage = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                garbage.add(new byte[256]);
+            }
+            synchronized (lock) {
+                sink = garbage;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+}
