@@ -3,6 +3,7 @@ package io.jtrace.benchmarks.jfrparse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -17,9 +18,13 @@ import jdk.jfr.Recording;
  * The recording the convert benchmarks parse: JFR's {@code profile} settings over 4 threads that
  * allocate, lock and sleep for 3 s (execution and allocation samples, parks, GCs; about 7,000 events,
  * 300 KB, one chunk), and big files made of it: a JFR file is a sequence of self-contained chunks, so
- * copies of one concatenated are a valid recording with that many chunks.
+ * copies of one concatenated (each moved in time) are a valid recording with that many chunks.
  */
 public final class DemoRecording {
+    /** Offsets in a chunk header (JFR 1.0/2.x): the chunk's size, its start in epoch ns, its duration. */
+    private static final int CHUNK_SIZE = 8;
+    private static final int CHUNK_START_NANOS = 32;
+    private static final int CHUNK_DURATION_NANOS = 40;
     static volatile Object sink;
 
     private DemoRecording() {}
@@ -42,13 +47,28 @@ public final class DemoRecording {
         }
     }
 
-    /** Writes {@code copies} copies of the recording {@code one} one after another into {@code big}. */
+    /**
+     * Writes {@code copies} copies of the recording {@code one} one after another into {@code big}, each
+     * copy's chunks moved later in time (their headers' start, in epoch ns, shifted by the span of the
+     * copies before): a long recording of the same activity repeating, not the same events again at the
+     * same instants (which JMC's parser would merge as duplicates).
+     */
     public static void concatenate(Path one, int copies, Path big) throws IOException {
-        byte[] chunk = Files.readAllBytes(one);
+        byte[] original = Files.readAllBytes(one);
+        ByteBuffer copy = ByteBuffer.wrap(original.clone()); // big-endian, as JFR's headers are
+        long span = 0;
+        for (int offset = 0; offset < original.length; offset += (int) copy.getLong(offset + CHUNK_SIZE)) {
+            span = Math.max(span, copy.getLong(offset + CHUNK_START_NANOS) + copy.getLong(offset + CHUNK_DURATION_NANOS)
+                    - copy.getLong(CHUNK_START_NANOS));
+        }
+        span += 1_000_000; // a millisecond between copies
         try (OutputStream out = Files.newOutputStream(big, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             for (int i = 0; i < copies; i++) {
-                out.write(chunk);
+                for (int offset = 0; offset < original.length; offset += (int) copy.getLong(offset + CHUNK_SIZE)) {
+                    copy.putLong(offset + CHUNK_START_NANOS, ByteBuffer.wrap(original).getLong(offset + CHUNK_START_NANOS) + i * span);
+                }
+                out.write(copy.array());
             }
         }
     }
