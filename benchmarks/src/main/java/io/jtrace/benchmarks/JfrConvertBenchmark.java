@@ -1,13 +1,15 @@
 package io.jtrace.benchmarks;
 
+import io.jtrace.benchmarks.jfrparse.DemoRecording;
 import io.jtrace.jfr.file.JfrToTrace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import jdk.jfr.consumer.RecordingFile;
+import org.openjdk.jmc.common.item.IItem;
+import org.openjdk.jmc.common.item.IItemIterable;
+import org.openjdk.jmc.flightrecorder.JfrLoaderToolkit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,8 +25,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * {@code jtrace convert} against the bare parse of the same recording by the JDK's parser, in one run:
- * time per pass over the file. The recording is made once per fork, with JFR's {@code profile} settings,
+ * {@code jtrace convert} against the bare parse of the same recording by the JDK's parser (what convert
+ * parses with) and by JMC's ({@code JfrLoaderToolkit.loadEvents}, every item visited), in one run: time
+ * per pass over the file. The recording is made once per fork, with JFR's {@code profile} settings,
  * of busy threads that allocate, sleep and lock (execution samples, allocation samples, parks, GCs);
  * its event count is printed so events/s can be derived. The ratio of the two scores is what
  * converting costs beyond parsing.
@@ -39,14 +42,13 @@ public class JfrConvertBenchmark {
     private Path dir;
     private Path recording;
     private Path out;
-    static volatile Object sink;
 
     @Setup(Level.Trial)
     public void record() throws Exception {
         dir = Files.createTempDirectory("jtrace-jfr-bench");
         recording = dir.resolve("profile.jfr");
         out = dir.resolve("profile.pftrace");
-        ProfileRecording.record(recording, 4, JfrConvertBenchmark::work);
+        DemoRecording.record(recording);
         long events = 0;
         try (RecordingFile f = new RecordingFile(recording)) {
             while (f.hasMoreEvents()) {
@@ -55,25 +57,6 @@ public class JfrConvertBenchmark {
             }
         }
         System.out.println("\nrecording: " + events + " events, " + Files.size(recording) + " bytes");
-    }
-
-    private static void work() {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        Object lock = new Object();
-        while (System.nanoTime() < end) {
-            List<byte[]> garbage = new ArrayList<>();
-            for (int i = 0; i < 1000; i++) {
-                garbage.add(new byte[256]);
-            }
-            synchronized (lock) {
-                sink = garbage;
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
     }
 
     @TearDown(Level.Trial)
@@ -89,6 +72,19 @@ public class JfrConvertBenchmark {
         try (RecordingFile f = new RecordingFile(recording)) {
             while (f.hasMoreEvents()) {
                 bh.consume(f.readEvent());
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** JMC's parser: the whole recording loaded into memory, then every item visited. */
+    @Benchmark
+    public long jmcParse(Blackhole bh) throws Exception {
+        long n = 0;
+        for (IItemIterable ofType : JfrLoaderToolkit.loadEvents(recording.toFile())) {
+            for (IItem item : ofType) {
+                bh.consume(item);
                 n++;
             }
         }

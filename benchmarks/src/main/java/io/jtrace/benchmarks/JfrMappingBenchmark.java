@@ -1,5 +1,6 @@
 package io.jtrace.benchmarks;
 
+import io.jtrace.benchmarks.jfrparse.DemoRecording;
 import io.jtrace.jfr.format.DescribedTracks;
 import io.jtrace.jfr.format.JfrEventMapper;
 import io.jtrace.jfr.format.PacketOut;
@@ -13,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,7 +56,6 @@ public class JfrMappingBenchmark {
     private RecordedEvent[] events;
     private JfrEventMapper mapper;
     private int next;
-    static volatile Object sink;
 
     @Name("jtrace.bench.Request")
     @Label("Request")
@@ -70,7 +69,7 @@ public class JfrMappingBenchmark {
     public void recordAndMap() throws Exception {
         Path dir = Files.createTempDirectory("jtrace-jfr-mapping");
         Path recording = dir.resolve("profile.jfr");
-        ProfileRecording.record(recording, 4, JfrMappingBenchmark::work);
+        DemoRecording.record(recording, 4, JfrMappingBenchmark::work);
         events = RecordingFile.readAllEvents(recording).toArray(new RecordedEvent[0]);
         Files.delete(recording);
         Files.delete(dir);
@@ -96,13 +95,7 @@ public class JfrMappingBenchmark {
         Object lock = new Object();
         int i = 0;
         while (System.nanoTime() < end) {
-            List<byte[]> garbage = new ArrayList<>();
-            for (int k = 0; k < 1000; k++) {
-                garbage.add(new byte[256]);
-            }
-            synchronized (lock) {
-                sink = garbage;
-            }
+            List<byte[]> garbage = DemoRecording.allocateUnder(lock);
             RequestEvent request = new RequestEvent();
             request.begin();
             request.path = "/items/" + (i++ % 16);

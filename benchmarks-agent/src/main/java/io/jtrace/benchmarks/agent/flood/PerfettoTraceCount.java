@@ -1,12 +1,8 @@
 package io.jtrace.benchmarks.agent.flood;
 
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
-import java.io.EOFException;
+import io.jtrace.benchmarks.agent.wire.TraceFile;
+import io.jtrace.benchmarks.agent.wire.Wire;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,73 +21,58 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
     private static final String LOST_TRACK = "jtrace: lost track events";
 
     static PerfettoTraceCount of(Path file, String category) throws IOException {
-        long begins = 0;
-        long ends = 0;
-        long dropped = 0;
-        long undecodable = 0;
-        Long lostTrack = null; // a uint64 uuid: any long, negative ones included
+        Counting counting = new Counting(category);
+        TraceFile.forEachPacket(file, counting::accept);
         long lost = -1;
-        Map<Long, Boolean> valid = new HashMap<>();
-        Set<Long> counted = new HashSet<>();
-        Map<Long, Long> counterValues = new HashMap<>();
-        try (InputStream raw = Files.newInputStream(file);
-             DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 1 << 20))) {
-            while (true) {
-                long tag;
-                try {
-                    tag = varint(in);
-                } catch (EOFException end) {
-                    break;
-                }
-                int length = (int) varint(in);
-                byte[] packet = new byte[length];
-                in.readFully(packet);
-                if (tag != (1 << 3 | 2)) {
-                    continue;
-                }
-                Packet p = Packet.parse(packet);
-                if (p.previousPacketDropped) {
-                    dropped++;
-                    valid.put(p.sequenceId, false);
-                }
-                if ((p.sequenceFlags & 1) != 0) {
-                    valid.put(p.sequenceId, true);
-                }
-                if ((p.sequenceFlags & 2) != 0 && !valid.getOrDefault(p.sequenceId, false)) {
-                    undecodable++;
-                    continue;
-                }
-                if (p.internedCategories.contains(category)) {
-                    counted.add(p.sequenceId);
-                }
-                if (LOST_TRACK.equals(p.trackName)) {
-                    lostTrack = p.trackUuid;
-                }
-                boolean ours = counted.contains(p.sequenceId);
-                switch (p.eventType) {
-                    case 1 -> begins += ours ? 1 : 0;
-                    case 2 -> ends += ours ? 1 : 0;
-                    case 4 -> counterValues.put(p.eventTrack, p.counterValue);
-                    default -> { }
-                }
-            }
+        if (counting.lostTrack != null && counting.counterValues.containsKey(counting.lostTrack)) {
+            lost = counting.counterValues.get(counting.lostTrack);
         }
-        if (lostTrack != null && counterValues.containsKey(lostTrack)) {
-            lost = counterValues.get(lostTrack);
-        }
-        return new PerfettoTraceCount(begins, ends, lost, dropped, undecodable);
+        return new PerfettoTraceCount(counting.begins, counting.ends, lost, counting.dropped, counting.undecodable);
     }
 
-    private static long varint(DataInputStream in) throws IOException {
-        long result = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            int b = in.readUnsignedByte();
-            result |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                return result;
+    /** The running count over the file's packets. */
+    private static final class Counting {
+        final String category;
+        long begins;
+        long ends;
+        long dropped;
+        long undecodable;
+        Long lostTrack; // a uint64 uuid: any long, negative ones included
+        final Map<Long, Boolean> valid = new HashMap<>();
+        final Set<Long> counted = new HashSet<>();
+        final Map<Long, Long> counterValues = new HashMap<>();
+
+        Counting(String category) {
+            this.category = category;
+        }
+
+        void accept(byte[] packet) {
+            Packet p = Packet.parse(packet);
+            if (p.previousPacketDropped) {
+                dropped++;
+                valid.put(p.sequenceId, false);
+            }
+            if ((p.sequenceFlags & 1) != 0) {
+                valid.put(p.sequenceId, true);
+            }
+            if ((p.sequenceFlags & 2) != 0 && !valid.getOrDefault(p.sequenceId, false)) {
+                undecodable++;
+                return;
+            }
+            if (p.internedCategories.contains(category)) {
+                counted.add(p.sequenceId);
+            }
+            if (LOST_TRACK.equals(p.trackName)) {
+                lostTrack = p.trackUuid;
+            }
+            boolean ours = counted.contains(p.sequenceId);
+            switch (p.eventType) {
+                case 1 -> begins += ours ? 1 : 0;
+                case 2 -> ends += ours ? 1 : 0;
+                case 4 -> counterValues.put(p.eventTrack, p.counterValue);
+                default -> { }
             }
         }
-        throw new IOException("malformed varint");
     }
 
     /** The few fields of a TracePacket the count needs. */
@@ -158,68 +139,6 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                 }
             }
             return p;
-        }
-    }
-
-    /** A cursor over protobuf fields in {@code b[pos, end)}. */
-    private static final class Wire {
-        private final byte[] b;
-        private int pos;
-        private final int end;
-        private int wireType;
-
-        Wire(byte[] b, int pos, int end) {
-            this.b = b;
-            this.pos = pos;
-            this.end = end;
-        }
-
-        boolean more() {
-            return pos < end;
-        }
-
-        int field() {
-            long tag = varint();
-            wireType = (int) (tag & 7);
-            return (int) (tag >>> 3);
-        }
-
-        long varint() {
-            long result = 0;
-            for (int shift = 0; ; shift += 7) {
-                int x = b[pos++];
-                result |= (long) (x & 0x7F) << shift;
-                if ((x & 0x80) == 0) {
-                    return result;
-                }
-            }
-        }
-
-        Wire nested() {
-            int length = (int) varint();
-            Wire w = new Wire(b, pos, pos + length);
-            pos += length;
-            return w;
-        }
-
-        String string() {
-            int length = (int) varint();
-            String s = new String(b, pos, length, StandardCharsets.UTF_8);
-            pos += length;
-            return s;
-        }
-
-        void skip() {
-            switch (wireType) {
-                case 0 -> varint();
-                case 1 -> pos += 8;
-                case 2 -> {
-                    int length = (int) varint(); // before the +=, which would read pos ahead of the varint
-                    pos += length;
-                }
-                case 5 -> pos += 4;
-                default -> throw new IllegalStateException("wire type " + wireType);
-            }
         }
     }
 }
