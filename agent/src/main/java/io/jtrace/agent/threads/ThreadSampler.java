@@ -266,6 +266,7 @@ final class ThreadSampler implements Sampler {
 
     private void sample(ThreadRecord r, long now) {
         String name = r.thread.getName();
+        boolean republishCpu = false;
         boolean renamed = !name.equals(r.name);
         if (r.describedEpoch != sequence.epoch()) {
             r.describedEpoch = sequence.epoch();
@@ -273,7 +274,7 @@ final class ThreadSampler implements Sampler {
             sequence.describeSliceTrack(r.stateUuid, r.trackUuid, ThreadsDataSource.STATE_TRACK);
             if (cpuTime) {
                 sequence.describeCounter(r.cpuUuid, r.trackUuid, ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
-                r.cpuNanos = -1; // written again in this epoch
+                republishCpu = true;
             }
         } else if (renamed) {
             describe(r, name);
@@ -301,8 +302,19 @@ final class ThreadSampler implements Sampler {
             r.stateSince = now;
         }
         // Idle threads take their turns by Java id, so the reads of a sample are spread evenly.
-        if (cpuTime && (ranRecently || r.cpuNanos < 0 || (sampleNumber + r.javaId) % IDLE_CPU_READ_EVERY == 0)) {
+        if (!cpuTime) {
+            return;
+        }
+        if (ranRecently || r.cpuNanos < 0 || (sampleNumber + r.javaId) % IDLE_CPU_READ_EVERY == 0) {
+            if (republishCpu) {
+                r.cpuNanos = -1; // the value read is written even if unchanged
+            }
             wantCpuTime(r);
+        } else if (republishCpu && !sequence.counter(r.cpuUuid, now, r.cpuNanos)) {
+            // The counter needs a value in the new epoch: an idle thread's last one is still true (the
+            // counter is cumulative), so it is written again rather than read again, which would cost
+            // a system call per thread at every incremental-state clear.
+            r.cpuNanos = -1; // not written: read and written at the next sample
         }
     }
 
