@@ -2,7 +2,6 @@ package io.jtrace.benchmarks;
 
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.producer.tracks.ProcessTrack;
-import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.DataSourceConfig;
@@ -11,17 +10,9 @@ import io.jtrace.protos.TrackEventConfig;
 import io.jtrace.service.ConsumerEndpoint;
 import io.jtrace.service.ServiceConfig;
 import io.jtrace.service.TracingService;
-import io.jtrace.shm.abi.SharedMemoryAbi;
-import io.jtrace.shm.abi.SharedMemoryBuffer;
-import io.jtrace.shm.writer.ChunkArbiter;
-import io.jtrace.shm.writer.ChunkCommitter;
-import io.jtrace.shm.writer.CommitRequest;
-import io.jtrace.shm.writer.CommitSink;
-import io.jtrace.shm.writer.TraceWriter;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,69 +59,19 @@ final class EmbeddedTracing implements AutoCloseable {
     }
 
     private static EmbeddedTracing writerOnly() throws Exception {
-        SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, SMB_SIZE, 4096);
-        smb.unlink();
-        SharedMemoryAbi abi = new SharedMemoryAbi(smb);
-        CommitSink freeAtOnce = new CommitSink() {
-            @Override
-            public void commit(CommitRequest request) {
-                for (int i = 0; i < request.size(); i++) {
-                    abi.tryAcquireChunkForReading(request.page(i), request.chunk(i));
-                    abi.releaseChunkAsFree(request.page(i), request.chunk(i));
-                }
-                request.release();
-            }
-
-            @Override
-            public void flushComplete(long requestId) {}
-        };
-        ChunkCommitter committer = new ChunkCommitter(abi.pageCount(), freeAtOnce, 1, "bench-commit");
-        committer.start();
-        ChunkArbiter arbiter = new ChunkArbiter(abi, committer);
         ScheduledExecutorService producerThread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-producer");
             t.setDaemon(true);
             return t;
         });
+        FreedSmb smb = new FreedSmb(SMB_SIZE, producerThread);
         TrackEventDataSource source = new TrackEventDataSource(ProcessTrack.forCurrentJvm());
-        DataSourceInstance instance = source.create(new DataSourceContext() {
-            @Override
-            public TraceWriter newTraceWriter() {
-                return new TraceWriter(arbiter, 1);
-            }
-
-            @Override
-            public int targetBuffer() {
-                return 1;
-            }
-
-            @Override
-            public long instanceId() {
-                return 1;
-            }
-
-            @Override
-            public int smbChunks() {
-                return abi.pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
-            }
-
-            @Override
-            public long droppedPackets() {
-                return arbiter.droppedPackets();
-            }
-
-            @Override
-            public Cancellable every(long periodMillis, Runnable task) {
-                ScheduledFuture<?> f = producerThread.scheduleWithFixedDelay(task, periodMillis, periodMillis,
-                        TimeUnit.MILLISECONDS);
-                return () -> f.cancel(false);
-            }
-        }, trackEventConfig());
+        DataSourceInstance instance = source.create(smb, trackEventConfig());
         producerThread.submit(instance::start).get();
         return new EmbeddedTracing(() -> {
             producerThread.submit(instance::stop).get();
             producerThread.shutdown();
-            committer.close();
+            smb.close();
         });
     }
 

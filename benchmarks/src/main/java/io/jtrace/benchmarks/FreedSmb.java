@@ -8,18 +8,28 @@ import io.jtrace.shm.writer.ChunkCommitter;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.CommitSink;
 import io.jtrace.shm.writer.TraceWriter;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A data source context over a real SMB (the agent's writers, arbiter and commit thread) whose
  * committed chunks are freed at once: a data source's own cost of writing, with no service copying
- * chunks on the machine's other core. Periodic tasks are never run.
+ * chunks on the machine's other core. Periodic tasks run on {@code periodic} when one is given, else
+ * never.
  */
 final class FreedSmb implements DataSourceContext, AutoCloseable {
     private final SharedMemoryAbi abi;
     private final ChunkCommitter committer;
     private final ChunkArbiter arbiter;
+    private final ScheduledExecutorService periodic;
 
     FreedSmb(int size) throws Exception {
+        this(size, null);
+    }
+
+    FreedSmb(int size, ScheduledExecutorService periodic) throws Exception {
+        this.periodic = periodic;
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, size, 4096);
         smb.unlink();
         abi = new SharedMemoryAbi(smb);
@@ -67,7 +77,11 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
 
     @Override
     public Cancellable every(long periodMillis, Runnable task) {
-        return () -> { };
+        if (periodic == null) {
+            return () -> { };
+        }
+        ScheduledFuture<?> f = periodic.scheduleWithFixedDelay(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        return () -> f.cancel(false);
     }
 
     @Override
