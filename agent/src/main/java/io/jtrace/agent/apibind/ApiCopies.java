@@ -5,6 +5,8 @@ import io.jtrace.api.TrackEvent;
 import io.jtrace.api.spi.TrackEventBackend;
 import java.lang.instrument.Instrumentation;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,7 +20,6 @@ import org.slf4j.LoggerFactory;
  * own copy is served directly by its data source; every other one gets a {@link ForeignApiAdapter}.
  */
 public final class ApiCopies {
-    private static final Logger LOG = LoggerFactory.getLogger(ApiCopies.class);
     private static final String TRACK_EVENT = TrackEvent.class.getName();
     private static final Twins TWINS = new Twins();
     /**
@@ -27,8 +28,17 @@ public final class ApiCopies {
      * stay collectable when its application is undeployed.
      */
     private static final CopyOnWriteArrayList<WeakReference<ForeignCopy>> ADAPTERS = new CopyOnWriteArrayList<>();
-    /** Copies bound, by their TrackEvent class (weakly: an undeployed web application's loader can go). */
-    private static final Map<Class<?>, Boolean> BOUND = new WeakHashMap<>();
+    /**
+     * Copies heard of, by their TrackEvent class, and whether each is bound yet (weakly: an undeployed
+     * web application's loader can go). Guards {@link #serving}.
+     */
+    private static final Map<Class<?>, Boolean> COPIES = new WeakHashMap<>();
+    /**
+     * Whether the agent's data source exists. Until it does, copies are only noted: jtrace.jar may be
+     * on an application's class path without the agent running (the copies announce themselves all the
+     * same), and nothing here may even start the agent's logging before the agent has configured it.
+     */
+    private static boolean serving;
 
     private ApiCopies() {}
 
@@ -41,17 +51,24 @@ public final class ApiCopies {
         if (trackEventClass == TrackEvent.class || !TRACK_EVENT.equals(trackEventClass.getName())) {
             return; // the agent's own copy: its data source installs itself
         }
-        synchronized (BOUND) {
-            if (BOUND.containsKey(trackEventClass)) {
+        synchronized (COPIES) {
+            if (COPIES.containsKey(trackEventClass)) {
                 return;
             }
-            BOUND.put(trackEventClass, Boolean.TRUE);
+            COPIES.put(trackEventClass, serving);
+            if (!serving) {
+                return; // bound when the agent's data source comes (serve)
+            }
         }
+        install(trackEventClass);
+    }
+
+    private static void install(Class<?> trackEventClass) {
         ClassLoader loader = trackEventClass.getClassLoader();
         try {
             int version = Class.forName(AgentBridge.class.getName(), true, loader).getField("VERSION").getInt(null);
             if (version != AgentBridge.VERSION) {
-                LOG.warn("jtrace: the copy of jtrace-api in class loader {} is of API version {}, this agent's is {};"
+                log().warn("jtrace: the copy of jtrace-api in class loader {} is of API version {}, this agent's is {};"
                         + " its events are not recorded (use the jtrace-api of this agent's release)",
                         loader, version, AgentBridge.VERSION);
                 return;
@@ -60,12 +77,12 @@ public final class ApiCopies {
             ForeignCopy adapter = (ForeignCopy) adapterClass.getConstructor(Twins.class).newInstance(TWINS);
             ADAPTERS.add(new WeakReference<>(adapter));
             adapter.install();
-            LOG.debug("jtrace: bound the copy of jtrace-api in class loader {}", loader);
+            log().debug("jtrace: bound the copy of jtrace-api in class loader {}", loader);
         } catch (NoSuchFieldException e) {
-            LOG.warn("jtrace: the copy of jtrace-api in class loader {} is older than this agent's (API version {});"
+            log().warn("jtrace: the copy of jtrace-api in class loader {} is older than this agent's (API version {});"
                     + " its events are not recorded", loader, AgentBridge.VERSION);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            LOG.warn("jtrace: could not bind the copy of jtrace-api in class loader {}; its events are not recorded",
+            log().warn("jtrace: could not bind the copy of jtrace-api in class loader {}; its events are not recorded",
                     loader, e);
         }
     }
@@ -82,6 +99,24 @@ public final class ApiCopies {
     /** The agent's backend, and its bridge into its own copy, for every copy bound now or later. */
     public static void serve(TrackEventBackend backend, AgentBridge bridge) {
         TWINS.serve(backend, bridge);
+        List<Class<?>> waiting = new ArrayList<>();
+        synchronized (COPIES) {
+            serving = true;
+            for (Map.Entry<Class<?>, Boolean> e : COPIES.entrySet()) {
+                if (!e.getValue()) {
+                    e.setValue(Boolean.TRUE);
+                    waiting.add(e.getKey());
+                }
+            }
+        }
+        for (Class<?> copy : waiting) {
+            install(copy);
+        }
+    }
+
+    /** Looked up when needed, never at class initialization (see {@link #serving}). */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ApiCopies.class);
     }
 
     /** After the agent changed its categories' masks (outside its category lock): each copy follows. */

@@ -64,11 +64,6 @@ final class ThreadSampler implements Sampler {
      */
     static final int IDLE_CPU_READ_EVERY = 50;
     private Thread[] live = new Thread[64];
-    /** This sample's CPU-time reads, gathered so that one call reads them all (see {@link CpuTimes}). */
-    private ThreadRecord[] cpuReads = new ThreadRecord[64];
-    private long[] cpuReadIds = new long[64];
-    private int cpuReadCount;
-    private final CpuTimes cpuTimes;
     private long sessionStartNanos;
     /** No dump before this (CLOCK_MONOTONIC ns). */
     private long nextDumpNanos;
@@ -87,7 +82,6 @@ final class ThreadSampler implements Sampler {
         this.sequence = sequence;
         this.threadBean = threadBean;
         this.cpuTime = threadBean.isThreadCpuTimeSupported() && threadBean.isThreadCpuTimeEnabled();
-        this.cpuTimes = CpuTimes.of(threadBean);
     }
 
     @Override
@@ -136,7 +130,6 @@ final class ThreadSampler implements Sampler {
                 unplacedLeft = true;
             }
         }
-        readCpuTimes(now);
     }
 
     /**
@@ -305,43 +298,24 @@ final class ThreadSampler implements Sampler {
         if (!cpuTime) {
             return;
         }
+        if (state == Thread.State.TERMINATED) {
+            // Gone since it was listed: no CPU time to read (HotSpot 17 would search every thread for it).
+            return;
+        }
         if (ranRecently || r.cpuNanos < 0 || (sampleNumber + r.javaId) % IDLE_CPU_READ_EVERY == 0) {
-            if (republishCpu) {
-                r.cpuNanos = -1; // the value read is written even if unchanged
+            // One thread per call: a call for many would hold the JVM's thread list while it reads them
+            // all, and on JDK 17 every thread that exits meanwhile waits for it (10,000 threads ending
+            // together took minutes).
+            long cpu = threadBean.getThreadCpuTime(r.javaId);
+            if (cpu >= 0 && (cpu != r.cpuNanos || republishCpu) && sequence.counter(r.cpuUuid, now, cpu)) {
+                r.cpuNanos = cpu;
             }
-            wantCpuTime(r);
         } else if (republishCpu && !sequence.counter(r.cpuUuid, now, r.cpuNanos)) {
             // The counter needs a value in the new epoch: an idle thread's last one is still true (the
             // counter is cumulative), so it is written again rather than read again, which would cost
             // a system call per thread at every incremental-state clear.
             r.cpuNanos = -1; // not written: read and written at the next sample
         }
-    }
-
-    private void wantCpuTime(ThreadRecord r) {
-        if (cpuReadCount == cpuReads.length) {
-            cpuReads = Arrays.copyOf(cpuReads, cpuReadCount * 2);
-            cpuReadIds = Arrays.copyOf(cpuReadIds, cpuReadCount * 2);
-        }
-        cpuReads[cpuReadCount] = r;
-        cpuReadIds[cpuReadCount] = r.javaId;
-        cpuReadCount++;
-    }
-
-    /** Reads the CPU time of every thread this sample wanted it of, and writes those that changed. */
-    private void readCpuTimes(long now) {
-        if (cpuReadCount == 0) {
-            return;
-        }
-        long[] cpu = cpuTimes.read(cpuReadIds, cpuReadCount);
-        for (int i = 0; i < cpuReadCount; i++) {
-            ThreadRecord r = cpuReads[i];
-            cpuReads[i] = null;
-            if (cpu[i] >= 0 && cpu[i] != r.cpuNanos && sequence.counter(r.cpuUuid, now, cpu[i])) {
-                r.cpuNanos = cpu[i];
-            }
-        }
-        cpuReadCount = 0;
     }
 
     /**
