@@ -8,6 +8,7 @@ import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.it.trace.LossSummary;
 import io.jtrace.it.trace.TrackEventDecoder;
 import io.jtrace.it.workload.FloodWorkload;
+import io.jtrace.it.workload.OwnApiCopyWorkload;
 import io.jtrace.protos.TrackDescriptor;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,10 +46,23 @@ class OverloadLosesOnlyWhatItCountsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
     void aFloodIntoASmallBufferLeavesOnlyDecodableEventsAndCountsEveryLostOne(String jdk) throws Exception {
+        flood(jdk, ChildJvm.DEFAULT_JVM_FLAGS, FloodWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(MILLIS));
+    }
+
+    /** The same flood from a web application with its own copy of the API, which the agent binds through its adapter. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void aFloodThroughAnApplicationsOwnApiCopyLosesOnlyWhatItCounts(String jdk) throws Exception {
+        List<String> flags = new ArrayList<>(ChildJvm.DEFAULT_JVM_FLAGS);
+        flags.add("-Djtrace.apiJar=" + Path.of(System.getProperty("jtrace.apiJar")).toAbsolutePath());
+        flood(jdk, flags, OwnApiCopyWorkload.class.getName(), FloodWorkload.class.getName(), String.valueOf(THREADS),
+                String.valueOf(MILLIS));
+    }
+
+    private void flood(String jdk, List<String> jvmFlags, String mainClass, String... args) throws Exception {
         Path trace = dir.resolve("flood.pftrace");
         ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,file=" + trace + ",buffer=1m,sources=track_event",
-                trace, dir, ChildJvm.DEFAULT_JVM_FLAGS, ChildJvm.DEFAULT_TIMEOUT, FloodWorkload.class.getName(),
-                String.valueOf(THREADS), String.valueOf(MILLIS));
+                trace, dir, jvmFlags, ChildJvm.DEFAULT_TIMEOUT, mainClass, args);
         Map<String, Long> reported = result.report();
         long emittedEvents = 2 * reported.getOrDefault("SLICES", -1L);
         FloodTrace flood = new FloodTrace();
@@ -56,8 +70,8 @@ class OverloadLosesOnlyWhatItCountsTest {
         LossSummary losses = decoder.losses();
         long eventsInFile = 2 * flood.slices + decoder.unendedSlices() + decoder.unmatchedEnds();
         long counted = flood.lostCounter();
-        String line = String.format("OVERLOAD %s: %d events emitted, %d in the file (%d slices, %d cut), %d counted"
-                        + " lost; trace %.1f MB; %s", jdk, emittedEvents, eventsInFile, flood.slices,
+        String line = String.format("OVERLOAD %s %s: %d events emitted, %d in the file (%d slices, %d cut), %d counted"
+                        + " lost; trace %.1f MB; %s", jdk, mainClass.substring(mainClass.lastIndexOf('.') + 1), emittedEvents, eventsInFile, flood.slices,
                 decoder.unendedSlices() + decoder.unmatchedEnds(), counted, Files.size(trace) / 1e6, losses);
         System.out.println(line);
         assertAll(line,

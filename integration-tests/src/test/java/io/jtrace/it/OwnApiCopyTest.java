@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.it.trace.TraceModel;
+import io.jtrace.it.workload.OwnApiCopyApplication;
 import io.jtrace.it.workload.OwnApiCopyWorkload;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -33,7 +34,7 @@ class OwnApiCopyTest {
     void anApplicationsOwnCopyOfTheApiIsTracedByAnAgentThereFromTheStart(String jdk) throws Exception {
         Path trace = dir.resolve("from-start.pftrace");
         ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,sources=track_event,file=" + trace, trace, dir,
-                List.of("-Xmx256m", API_JAR), Duration.ofSeconds(120), OwnApiCopyWorkload.class.getName(), "1");
+                List.of("-Xmx256m", API_JAR), Duration.ofSeconds(120), OwnApiCopyWorkload.class.getName(), OwnApiCopyApplication.class.getName(), "1");
         assertEquals("READY own copy: true\n", result.stdout());
         assertEquals("", result.stderr());
         assertTicksFromTheApplication(TraceModel.read(trace), List.of());
@@ -45,7 +46,7 @@ class OwnApiCopyTest {
         Path launcher = ChildJvm.java(jdk);
         Path trace = dir.resolve("attached.pftrace");
         Process child = new ProcessBuilder(launcher.toString(), "-XX:+EnableDynamicAgentLoading", "-Xmx256m", API_JAR,
-                "-cp", System.getProperty("jtrace.workloadClasspath"), OwnApiCopyWorkload.class.getName(), "6")
+                "-cp", System.getProperty("jtrace.workloadClasspath"), OwnApiCopyWorkload.class.getName(), OwnApiCopyApplication.class.getName(), "6")
                 .redirectError(dir.resolve("stderr.txt").toFile())
                 .start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
