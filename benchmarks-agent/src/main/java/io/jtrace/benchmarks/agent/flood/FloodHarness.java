@@ -1,15 +1,11 @@
 package io.jtrace.benchmarks.agent.flood;
 
-import java.io.IOException;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
+import io.jtrace.benchmarks.agent.child.ChildRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Floods jtrace and JFR side by side, each as users run it (the shaded agent with default options and
@@ -24,7 +20,7 @@ public final class FloodHarness {
     private FloodHarness() {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = parse(args);
+        Map<String, String> options = ChildRuns.options(args, "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--agent jar] [--java bin/java] [--dir dir]");
         List<Integer> threadCounts = new ArrayList<>();
         for (String t : options.getOrDefault("threads", "1,2,4").split(",")) {
             threadCounts.add(Integer.parseInt(t.trim()));
@@ -37,14 +33,14 @@ public final class FloodHarness {
         }
         String java = options.getOrDefault("java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target")));
-        String classpath = ownJar();
+        String classpath = ChildRuns.ownJar(FloodHarness.class);
 
         System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s%n", "tracer", "threads", "emitted",
                 "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice");
         for (int threads : threadCounts) {
             Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
             Files.deleteIfExists(trace);
-            Map<String, String> jtrace = runChild(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
+            Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
                     "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
             PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
             long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
@@ -54,7 +50,7 @@ public final class FloodHarness {
 
             Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
             Files.deleteIfExists(recording);
-            Map<String, String> jfr = runChild(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
+            Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
                     "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
             JfrRecordingCount events = JfrRecordingCount.of(recording);
             long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
@@ -73,34 +69,4 @@ public final class FloodHarness {
                 slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile);
     }
 
-    private static Map<String, String> runChild(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("child failed: " + command + "\n" + out);
-        }
-        Map<String, String> report = new HashMap<>();
-        for (String line : out.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                report.put(line.substring(0, eq), line.substring(eq + 1).trim());
-            }
-        }
-        return report;
-    }
-
-    private static String ownJar() throws URISyntaxException {
-        return Path.of(FloodHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    }
-
-    private static Map<String, String> parse(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: [--threads 1,2,4] [--seconds 5] [--warmup 2] [--agent jar] [--java bin/java] [--dir dir]; got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[++i]);
-        }
-        return options;
-    }
 }

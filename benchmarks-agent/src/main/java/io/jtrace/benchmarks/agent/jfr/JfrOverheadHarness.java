@@ -1,16 +1,14 @@
 package io.jtrace.benchmarks.agent.jfr;
 
+import io.jtrace.benchmarks.agent.child.ChildRuns;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What JFR's {@code default} settings cost a service through jtrace, against the same settings through
@@ -36,7 +34,8 @@ public final class JfrOverheadHarness {
     record Config(String name, String description, List<String> jvmArgs) {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = parse(args);
+        Map<String, String> options = ChildRuns.options(args, "[--rounds 5] [--warmup 25] [--seconds 15] [--workers 4]"
+                + " [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] [--agent jar] [--java bin/java] [--dir dir]");
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
         long warmupMillis = (long) (Double.parseDouble(options.getOrDefault("warmup", "25")) * 1000);
         long millis = (long) (Double.parseDouble(options.getOrDefault("seconds", "15")) * 1000);
@@ -84,9 +83,12 @@ public final class JfrOverheadHarness {
                 command.add("-Xmx256m");
                 command.add("-Dworkload.threadCpu=true");
                 command.addAll(c.jvmArgs());
-                command.addAll(List.of("-cp", ownJar(), ServiceWorkload.class.getName(), String.valueOf(workers),
+                command.addAll(List.of("-cp", ChildRuns.ownJar(JfrOverheadHarness.class), ServiceWorkload.class.getName(), String.valueOf(workers),
                         String.valueOf(warmupMillis), String.valueOf(millis), dir.toString()));
-                Map<String, String> result = runChild(command);
+                Map<String, String> result = ChildRuns.run(command);
+                if (!result.containsKey("OPS_PER_S")) {
+                    throw new IllegalStateException("child printed no OPS_PER_S: " + command + "\n" + result);
+                }
                 double ops = Double.parseDouble(result.get("OPS_PER_S"));
                 double cpuMicrosPerOp = Long.parseLong(result.get("CPU_MS")) * 1000.0
                         / (ops * Long.parseLong(result.get("ELAPSED_MS")) / 1000.0);
@@ -159,40 +161,5 @@ public final class JfrOverheadHarness {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         return out.lines().findFirst().orElse("?");
-    }
-
-    private static Map<String, String> runChild(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("child failed: " + command + "\n" + out);
-        }
-        Map<String, String> report = new HashMap<>();
-        for (String line : out.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                report.put(line.substring(0, eq), line.substring(eq + 1).trim());
-            }
-        }
-        if (!report.containsKey("OPS_PER_S")) {
-            throw new IllegalStateException("child printed no OPS_PER_S: " + command + "\n" + out);
-        }
-        return report;
-    }
-
-    private static String ownJar() throws URISyntaxException {
-        return Path.of(JfrOverheadHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    }
-
-    private static Map<String, String> parse(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: [--rounds 5] [--warmup 25] [--seconds 15] [--workers 4]"
-                        + " [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] [--agent jar] [--java bin/java] [--dir dir]; got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[++i]);
-        }
-        return options;
     }
 }
