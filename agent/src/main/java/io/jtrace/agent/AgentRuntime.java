@@ -16,7 +16,6 @@ import io.jtrace.jmx.TracingMXBean;
 import io.jtrace.ipc.SocketPaths;
 import io.jtrace.producer.DataSource;
 import io.jtrace.producer.ProducerClient;
-import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.ServiceConfig;
 import io.jtrace.service.TracingService;
 import java.util.List;
@@ -62,8 +61,7 @@ final class AgentRuntime {
                 new JmxDataSource(process, SAMPLER),
                 new JfrDataSource(process));
         this.producer = new ProducerClient("jvm:" + process.pid(), sources);
-        int uid = ProcessIdentity.uid();
-        producer.connect(p -> service.connectProducer(p, producer.name(), uid, process.pid()));
+        producer.connect(p -> service.connectInProcessProducer(p, producer.name()));
         this.sessions = new SessionRegistry(service, new AgentRequests());
         // How `jtrace list` tells, without loading anything, that this JVM runs jtrace.
         String version = AgentRuntime.class.getPackage().getImplementationVersion();

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -42,7 +43,11 @@ public class TraceBufferReadBenchmark {
     private long bytesRead;
     private TraceFileWriter file;
 
-    private static final SequenceIdentity IDENTITY = new SequenceIdentity() {
+    /** Whether the chunks come from a trusted (in-process) producer, whose packets are not validated. */
+    @Param({"false", "true"})
+    public boolean trusted;
+
+    private final SequenceIdentity identity = new SequenceIdentity() {
         @Override
         public int sequenceId(int producerId, int writerId) {
             return writerId + 1;
@@ -56,6 +61,11 @@ public class TraceBufferReadBenchmark {
         @Override
         public int uid(int producerId) {
             return 0;
+        }
+
+        @Override
+        public boolean trusted(int producerId) {
+            return trusted;
         }
     };
 
@@ -100,12 +110,12 @@ public class TraceBufferReadBenchmark {
 
     @Benchmark
     public long readOut4MiB() {
-        return buffer.readAll(IDENTITY, (body, offset, length, trailer, trailerLength) -> bytesRead += length + trailerLength, true);
+        return buffer.readAll(identity, (body, offset, length, trailer, trailerLength) -> bytesRead += length + trailerLength, true);
     }
 
     @Benchmark
     public long readOut4MiBIntoFile() throws IOException {
-        long packets = buffer.readAll(IDENTITY, file, true);
+        long packets = buffer.readAll(identity, file, true);
         file.flush();
         return packets;
     }

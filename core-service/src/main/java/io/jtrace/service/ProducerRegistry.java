@@ -39,13 +39,13 @@ final class ProducerRegistry {
     }
 
     /** On the connecting thread: the new producer's record, which {@link #add} then registers. */
-    ProducerState newProducer(Producer producer, String name, int uid, int pid) {
-        return new ProducerState(producerIds.incrementAndGet(), name, uid, pid, producer);
+    ProducerState newProducer(Producer producer, String name, int uid, int pid, boolean inProcess) {
+        return new ProducerState(producerIds.incrementAndGet(), name, uid, pid, producer, inProcess);
     }
 
     void add(ProducerState producer) {
         producers.put(producer.id, producer);
-        sequences.producerConnected(producer.id, producer.pid, producer.uid);
+        sequences.producerConnected(producer.id, producer.pid, producer.uid, producer.inProcess);
         producer.callbacks.onConnect();
     }
 

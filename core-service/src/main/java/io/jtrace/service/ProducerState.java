@@ -19,6 +19,8 @@ final class ProducerState {
     final int uid;
     final int pid;
     final Producer callbacks;
+    /** Connected in this JVM, not over IPC: see {@link io.jtrace.service.buffer.SequenceIdentity#trusted}. */
+    final boolean inProcess;
     final Map<String, DataSourceDescriptor> dataSources = new LinkedHashMap<>();
     /** Writer id → global target buffer id, from registerTraceWriter. */
     final Map<Integer, Integer> writerTargets = new HashMap<>();
@@ -28,12 +30,13 @@ final class ProducerState {
     private boolean smbUnlinked;
     boolean connected = true;
 
-    ProducerState(int id, String name, int uid, int pid, Producer callbacks) {
+    ProducerState(int id, String name, int uid, int pid, Producer callbacks, boolean inProcess) {
         this.id = id;
         this.name = name;
         this.uid = uid;
         this.pid = pid;
         this.callbacks = callbacks;
+        this.inProcess = inProcess;
     }
 
     /** Removes the SMB's file name, so no other process can open it; once, whoever asks first. */

@@ -2,7 +2,9 @@ package io.jtrace.service;
 
 import io.jtrace.service.buffer.SequenceIdentity;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Who wrote what: a trusted_packet_sequence_id per (producer, writer), unique in the service and never
@@ -13,10 +15,14 @@ import java.util.Map;
 final class SequenceRegistry implements SequenceIdentity {
     private final Map<Long, Integer> sequenceIds = new HashMap<>();
     private final Map<Integer, int[]> producers = new HashMap<>();
+    private final Set<Integer> trusted = new HashSet<>();
     private int nextSequenceId = TracingService.SERVICE_SEQUENCE_ID + 1;
 
-    void producerConnected(int producerId, int pid, int uid) {
+    void producerConnected(int producerId, int pid, int uid, boolean inProcess) {
         producers.put(producerId, new int[] {pid, uid});
+        if (inProcess) {
+            trusted.add(producerId);
+        }
     }
 
     int producersSeen() {
@@ -41,5 +47,10 @@ final class SequenceRegistry implements SequenceIdentity {
     @Override
     public int uid(int producerId) {
         return producers.get(producerId)[1];
+    }
+
+    @Override
+    public boolean trusted(int producerId) {
+        return trusted.contains(producerId);
     }
 }

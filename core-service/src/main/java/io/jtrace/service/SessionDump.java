@@ -61,7 +61,7 @@ final class SessionDump {
         for (int bufferId : session.bufferIds) {
             TraceBuffer copy = buffers.get(bufferId).copy(sequences);
             for (int producerId : copy.producerIds()) {
-                producers.computeIfAbsent(producerId, id -> new int[] {sequences.pid(id), sequences.uid(id)});
+                producers.computeIfAbsent(producerId, id -> new int[] {sequences.pid(id), sequences.uid(id), sequences.trusted(id) ? 1 : 0});
             }
             copies.add(copy);
         }
@@ -110,7 +110,7 @@ final class SessionDump {
         }
     }
 
-    /** Pids and uids taken on the service thread; sequence ids are already fixed in the copies. */
+    /** Pids, uids and trust taken on the service thread; sequence ids are already fixed in the copies. */
     private static final class FrozenIdentity implements SequenceIdentity {
         private final Map<Integer, int[]> producers;
 
@@ -131,6 +131,11 @@ final class SessionDump {
         @Override
         public int uid(int producerId) {
             return producers.get(producerId)[1];
+        }
+
+        @Override
+        public boolean trusted(int producerId) {
+            return producers.get(producerId)[2] != 0;
         }
     }
 }

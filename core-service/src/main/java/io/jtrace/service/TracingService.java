@@ -63,9 +63,24 @@ public final class TracingService implements AutoCloseable {
         this.defaultFlushTimeoutMillis = config.defaultFlushTimeoutMillis();
     }
 
-    /** Connects a producer; identity (uid, pid) comes from the transport, never from the producer. */
+    /**
+     * Connects a producer of another process; identity (uid, pid) comes from the transport, never from
+     * the producer, and every packet it writes is validated before the service appends its trusted fields.
+     */
     public ProducerEndpoint connectProducer(Producer producer, String name, int uid, int pid) {
-        ProducerState state = producerRegistry.newProducer(producer, name, uid, pid);
+        return connect(producerRegistry.newProducer(producer, name, uid, pid, false));
+    }
+
+    /**
+     * Connects a producer of this JVM: the agent's own data sources, which only code running in this
+     * process can reach. Its identity is this process's, and its packets go out unvalidated (DESIGN §4,
+     * "trusted in-process producers"): the service's per-packet work then is framing alone.
+     */
+    public ProducerEndpoint connectInProcessProducer(Producer producer, String name) {
+        return connect(producerRegistry.newProducer(producer, name, uid, ProcessIdentity.pid(), true));
+    }
+
+    private ProducerEndpoint connect(ProducerState state) {
         thread.post(() -> producerRegistry.add(state));
         return new ProducerEndpointImpl(state);
     }

@@ -25,6 +25,7 @@ import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.TraceWriter;
@@ -325,6 +326,55 @@ class TracingServiceTest {
 
         assertTagged(packets, 4, 10);
         TestPackets.assertAttributedTo(packets, PID, UID);
+    }
+
+    /**
+     * Trust follows the connection, never the producer's say: the agent's own producer, connected in this
+     * JVM, has its packets framed as they are (even one that sets a field only the service may set), while
+     * the same packets from a producer connected as another process are checked, refused and counted.
+     */
+    @Test
+    void onlyAProducerConnectedInThisJvmHasItsPacketsFramedWithoutChecks() throws Exception {
+        for (boolean inProcess : new boolean[] {true, false}) {
+            TracingService service = service();
+            CompletableFuture<Void> written = new CompletableFuture<>();
+            TestDataSource source = new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> {
+                try (TraceWriter writer = ctx.newTraceWriter()) {
+                    for (int i = 0; i < 5; i++) {
+                        TestPackets.write(writer, 6, i);
+                        ProtoWriter p = writer.beginPacket();
+                        p.varint(3, 777); // trusted_uid: the service's to write
+                        p.beginNested(11);
+                        p.varint(11, 7);
+                        p.endNested();
+                        writer.endPacket();
+                    }
+                }
+                written.complete(null);
+            }));
+            ProducerClient client = new ProducerClient("p", List.of(source));
+            client.connect(p -> inProcess ? service.connectInProcessProducer(p, "p") : service.connectProducer(p, "p", UID, PID));
+            closer.add(client);
+            ConsumerEndpoint consumer = consumer(service);
+
+            await(consumer.enableTracing(config(256, "test")));
+            await(written);
+            await(consumer.disableTracing());
+            List<TracePacket> all = read(consumer);
+            List<TracePacket> packets = producerPackets(all);
+
+            assertTagged(packets, 6, 5);
+            long setsTrustedUid = packets.stream().filter(p -> p.getTrackEvent().getTrackUuid() == 7).count();
+            TraceStats stats = traceStats(all);
+            if (inProcess) {
+                assertEquals(5, setsTrustedUid, "an in-process producer's packets go out as written");
+                assertEquals(0, stats.getInvalidPackets());
+                TestPackets.assertAttributedTo(packets.subList(0, 1), (int) ProcessHandle.current().pid(), ProcessIdentity.uid());
+            } else {
+                assertEquals(0, setsTrustedUid, "another process's packets that set trusted_uid are refused");
+                assertEquals(5, stats.getInvalidPackets());
+            }
+        }
     }
 
     // ------------------------------------------------------------------ hostile producers

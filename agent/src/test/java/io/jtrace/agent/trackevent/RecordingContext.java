@@ -56,6 +56,12 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
         public int uid(int producerId) {
             return 1;
         }
+
+        /** The agent's writers, validated here as a producer of another process would be. */
+        @Override
+        public boolean trusted(int producerId) {
+            return false;
+        }
     };
 
     public RecordingContext(Path dir, int smbSize) throws Exception {

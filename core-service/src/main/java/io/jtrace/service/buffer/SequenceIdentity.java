@@ -8,4 +8,11 @@ public interface SequenceIdentity {
     int pid(int producerId);
 
     int uid(int producerId);
+
+    /**
+     * Whether the producer runs in the service's own JVM (the agent's data sources, connected without
+     * IPC): its packets are the agent's own code's output, so they are not validated and not searched
+     * for track descriptors on their way out (DESIGN §4, "trusted in-process producers").
+     */
+    boolean trusted(int producerId);
 }

@@ -440,6 +440,7 @@ public final class TraceBuffer {
         int sequenceId = sequenceIdOf(seq, identity);
         int pid = identity.pid(key.producerId());
         int uid = identity.uid(key.producerId());
+        boolean trusted = identity.trusted(key.producerId());
         while (!seq.chunks.isEmpty()) {
             ChunkRecord chunk = seq.chunks.first();
             boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
@@ -450,7 +451,7 @@ public final class TraceBuffer {
                 seq.lossPending = true;
                 seq.pendingFragment = null;
             }
-            delivered += packets.read(ring, chunk, seq, sequenceId, pid, uid, sink);
+            delivered += packets.read(ring, chunk, seq, sequenceId, pid, uid, trusted, sink);
             seq.nextOrdinal = chunk.ordinal + 1;
             seq.chunks.remove(chunk.ordinal);
             chunk.dead = true; // its ring space is reused when the write position comes around

@@ -38,6 +38,11 @@ final class BufferTesting {
         public int uid(int producerId) {
             return 5000 + producerId;
         }
+
+        @Override
+        public boolean trusted(int producerId) {
+            return false;
+        }
     };
 
     private BufferTesting() {}

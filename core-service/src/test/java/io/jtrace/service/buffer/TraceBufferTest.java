@@ -145,6 +145,11 @@ class TraceBufferTest {
             public int uid(int producerId) {
                 return 1;
             }
+
+            @Override
+            public boolean trusted(int producerId) {
+                return false;
+            }
         };
         assertTrue(commit(buffer, 3, 0, chunkOf("old-0")));
         assertTrue(commit(buffer, 3, 1, chunkOf("old-1")));

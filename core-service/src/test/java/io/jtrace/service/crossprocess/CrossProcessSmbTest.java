@@ -126,6 +126,11 @@ class CrossProcessSmbTest {
             public int uid(int producerId) {
                 return 1;
             }
+
+            @Override
+            public boolean trusted(int producerId) {
+                return false;
+            }
         };
     }
 }

@@ -1,7 +1,13 @@
 package io.jtrace.shm.proto;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /** Protobuf wire-format constants and size arithmetic shared by the writer and its readers. */
 public final class WireFormat {
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
     public static final int VARINT = 0;
     public static final int FIXED64 = 1;
     public static final int LENGTH_DELIMITED = 2;
@@ -49,6 +55,14 @@ public final class WireFormat {
                 | ((packed >>> 8 & 0x7F) << 7)
                 | ((packed >>> 16 & 0x7F) << 14)
                 | ((packed >>> 24 & 0x7F) << 21);
+    }
+
+    /**
+     * The 4-byte redundant varint at {@code data[pos]} (one load), or -1 if the 4 bytes are not one; the
+     * caller ensures 4 bytes are there.
+     */
+    public static int redundantVarintAt(byte[] data, int pos) {
+        return decodeRedundantVarint((int) INTS.get(data, pos));
     }
 
     /** UTF-8 length of {@code s}; unpaired surrogates count as the 1-byte '?' the writer emits for them. */
