@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * Read-out: a trace buffer holding 4 MiB of chunks (1024 chunks of small track events, 8 writers) read
  * out as the service does when it writes a trace file: into a sink that only counts bytes, and into a
  * {@link TraceFileWriter} writing to {@code /dev/null} (framing and write calls, no disk). Time per 4 MiB
- * (1024 chunks of 290 packets, steady-state slice begins and ends of 12 and 8 bytes).
+ * (1024 chunks of 290 packets, steady-state slice begins and ends of 12 and 8 bytes; with
+ * {@code nameBytes} 200, 36 packets of 217 and 8 bytes).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,6 +43,13 @@ public class TraceBufferReadBenchmark {
     private int nextChunkId;
     private long bytesRead;
     private TraceFileWriter file;
+
+    /**
+     * 0: every begin interns its name (the steady state); otherwise each begin carries a name of this
+     * many bytes, so the time per packet against bytes per packet gives the per-byte cost.
+     */
+    @Param({"0", "200"})
+    public int nameBytes;
 
     /** Whether the chunks come from a trusted (in-process) producer, whose packets are not validated. */
     @Param({"false", "true"})
@@ -73,8 +81,13 @@ public class TraceBufferReadBenchmark {
     public void preparePayload() {
         // A slice as the agent writes it in steady state: timestamps as deltas on the sequence's clock,
         // name and category interned, the track and clock from the sequence's defaults.
-        byte[] begin = TracePacket.newBuilder().setTimestamp(81).setSequenceFlags(2)
-                .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_BEGIN).addCategoryIids(1).setNameIid(1))
+        TrackEvent.Builder beginEvent = TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_BEGIN).addCategoryIids(1);
+        if (nameBytes == 0) {
+            beginEvent.setNameIid(1);
+        } else {
+            beginEvent.setName("n".repeat(nameBytes));
+        }
+        byte[] begin = TracePacket.newBuilder().setTimestamp(81).setSequenceFlags(2).setTrackEvent(beginEvent)
                 .build().toByteArray();
         byte[] end = TracePacket.newBuilder().setTimestamp(90).setSequenceFlags(2)
                 .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_END))
