@@ -30,7 +30,7 @@ final class ChunkPacketReader {
     private int withIdentity;
     /** For the rare packet that also reports a loss or opens its sequence: the identity plus those flags. */
     private final byte[] flaggedTrailer = new byte[TRAILER_MAX];
-    /** Packets in the run {@link #plainRun} found last. */
+    /** Packets the last {@link #deliverPlainRun} delivered. */
     private int runPackets;
 
     ChunkPacketReader(BufferCounters counters) {
@@ -56,17 +56,13 @@ final class ChunkPacketReader {
         for (int i = 0; i < chunk.packetCount; i++) {
             if (trusted && delivered > 0 && !seq.lossPending && i < plainLimit) {
                 // Past the chunk's first packet (which carries the identity) and with no loss to report, a
-                // trusted producer's packets all take the same trailer: hand them over in one run, up to
-                // the first that needs a look (a drop marker, an empty or a broken frame, a fragment).
-                int runEnd = plainRun(data, pos, end, plainLimit - i);
-                if (runEnd > pos) {
-                    sink.packetRun(data, pos, runPackets, trailer, sequenceOnly);
-                    delivered += runPackets;
-                    i += runPackets;
-                    pos = runEnd;
-                    if (i == chunk.packetCount) {
-                        break;
-                    }
+                // trusted producer's packets all take the same trailer: deliver them in one tight loop, up
+                // to the first that needs a look (a drop marker, an empty or a broken frame, a fragment).
+                pos = deliverPlainRun(data, pos, end, plainLimit - i, sink);
+                delivered += runPackets;
+                i += runPackets;
+                if (i == chunk.packetCount) {
+                    break;
                 }
             }
             int size = end - pos >= WireFormat.RESERVED_SIZE_BYTES
@@ -134,17 +130,18 @@ final class ChunkPacketReader {
     }
 
     /**
-     * Walks up to {@code maxPackets} frames from {@code pos} that a run can take as they are: 4-byte size
-     * header, not a drop marker, not empty, inside the chunk. Returns the position after the last one and
-     * leaves their number in {@link #runPackets}.
+     * Delivers up to {@code maxPackets} frames from {@code pos} as they are, with the sequence-only
+     * trailer, while each is plain: 4-byte size header, not a drop marker, not empty, inside the chunk.
+     * Returns the position after the last one delivered and leaves their number in {@link #runPackets}.
      */
-    private int plainRun(byte[] data, int pos, int end, int maxPackets) {
+    private int deliverPlainRun(byte[] data, int pos, int end, int maxPackets, PacketSink sink) {
         int count = 0;
         while (count < maxPackets && end - pos >= WireFormat.RESERVED_SIZE_BYTES) {
             int size = WireFormat.redundantVarintAt(data, pos);
             if (size <= 0 || size == WireFormat.DROPPED_PACKET_SIZE || size > end - pos - WireFormat.RESERVED_SIZE_BYTES) {
                 break;
             }
+            sink.packet(data, pos + WireFormat.RESERVED_SIZE_BYTES, size, trailer, sequenceOnly);
             pos += WireFormat.RESERVED_SIZE_BYTES + size;
             count++;
         }

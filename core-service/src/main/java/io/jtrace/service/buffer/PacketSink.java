@@ -1,7 +1,5 @@
 package io.jtrace.service.buffer;
 
-import io.jtrace.shm.proto.WireFormat;
-
 /**
  * Receives whole trace packets read out of a buffer, each in two parts: the producer's bytes and the
  * service's trailer of trusted fields, which together are one serialized TracePacket. Two parts, so a
@@ -18,21 +16,6 @@ public interface PacketSink {
      * {@code trailer[0, trailerLength)}. Both arrays may be reused after return.
      */
     void packet(byte[] body, int bodyOffset, int bodyLength, byte[] trailer, int trailerLength);
-
-    /**
-     * {@code count} packets as they lie in a chunk from {@code data[start]}, each framed as a 4-byte
-     * redundant varint size and that many bytes, each to be followed by the same trailer: the read-out of
-     * a trusted producer's chunk hands its plain packets over in runs. The reader has checked every frame
-     * (4-byte form, not empty, inside the chunk). By default each goes to {@link #packet}.
-     */
-    default void packetRun(byte[] data, int start, int count, byte[] trailer, int trailerLength) {
-        int pos = start;
-        for (int i = 0; i < count; i++) {
-            int size = WireFormat.redundantVarintAt(data, pos);
-            packet(data, pos + WireFormat.RESERVED_SIZE_BYTES, size, trailer, trailerLength);
-            pos += WireFormat.RESERVED_SIZE_BYTES + size;
-        }
-    }
 
     /** A sink that hands each packet to {@code whole} in one array, joined in scratch space reused between packets. */
     static PacketSink joined(WholePacketSink whole) {

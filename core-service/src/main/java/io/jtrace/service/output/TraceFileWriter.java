@@ -2,7 +2,6 @@ package io.jtrace.service.output;
 
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.Varints;
-import io.jtrace.shm.proto.WireFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -55,7 +54,12 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
                 drain();
             }
             buffer[buffered] = (byte) TRACE_PACKET_TAG;
-            int at = Varints.put(buffer, buffered + 1, length);
+            int at = buffered + 1;
+            if (length < 0x80) {
+                buffer[at++] = (byte) length; // the usual one-byte length, without the varint loop
+            } else {
+                at = Varints.put(buffer, at, length);
+            }
             bytes += at - buffered + length;
             if (length > BUFFER_SIZE - FRAME_HEADER_MAX) {
                 buffered = at;
@@ -71,40 +75,6 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
             throw new UncheckedIOException(e);
         }
         packets++;
-    }
-
-    /**
-     * A trusted chunk's run of packets, framed in one loop: the per-packet work is a size load, the
-     * frame header, two short copies.
-     */
-    @Override
-    public void packetRun(byte[] data, int start, int count, byte[] trailer, int trailerLength) {
-        int pos = start;
-        long framedBytes = 0;
-        for (int i = 0; i < count; i++) {
-            int size = WireFormat.redundantVarintAt(data, pos);
-            pos += WireFormat.RESERVED_SIZE_BYTES;
-            int length = size + trailerLength;
-            if (buffered + FRAME_HEADER_MAX + length > BUFFER_SIZE) {
-                packet(data, pos, size, trailer, trailerLength);
-                pos += size;
-                continue;
-            }
-            buffer[buffered] = (byte) TRACE_PACKET_TAG;
-            int at = buffered + 1;
-            if (length < 0x80) {
-                buffer[at++] = (byte) length; // the usual one-byte length, without the varint loop
-            } else {
-                at = Varints.put(buffer, at, length);
-            }
-            copy(data, pos, buffer, at, size);
-            copy(trailer, 0, buffer, at + size, trailerLength);
-            framedBytes += at - buffered + length;
-            buffered = at + length;
-            packets++;
-            pos += size;
-        }
-        bytes += framedBytes;
     }
 
     /**

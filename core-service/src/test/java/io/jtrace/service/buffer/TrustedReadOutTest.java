@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The read-out of a trusted (in-process) producer's chunks: its plain packets go to the sink in runs,
- * unvalidated. Except for what trust changes on purpose (no walk, so no track descriptor is found), the
+ * The read-out of a trusted (in-process) producer's chunks: its plain packets go to the sink in one
+ * tight loop, unvalidated. Except for what trust changes on purpose (no walk, so no track descriptor is found), the
  * bytes that reach a file must be exactly those an untrusted producer's same chunks give.
  */
 class TrustedReadOutTest {
@@ -91,7 +91,7 @@ class TrustedReadOutTest {
         return Files.readAllBytes(file);
     }
 
-    private static List<TracePacket> readPacketByPacket(TraceBuffer buffer, SequenceIdentity identity) {
+    private static List<TracePacket> readJoined(TraceBuffer buffer, SequenceIdentity identity) {
         List<TracePacket> packets = new ArrayList<>();
         buffer.readAll(identity, PacketSink.joined((bytes, offset, length) -> {
             try {
@@ -119,12 +119,12 @@ class TrustedReadOutTest {
     }
 
     @Test
-    void aSinkWithoutItsOwnRunTakesATrustedRunPacketByPacketWithTheSameBytes() throws IOException {
-        List<TracePacket> oneByOne = readPacketByPacket(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED);
-        byte[] file = readIntoFile(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED, "runs.pftrace");
+    void aTrustedProducersPacketsReachAnyOtherSinkAsTheyReachTheFile() throws IOException {
+        List<TracePacket> joined = readJoined(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED);
+        byte[] file = readIntoFile(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED, "trusted.pftrace");
 
-        assertEquals(Trace.parseFrom(file).getPacketList(), oneByOne);
-        assertTrue(oneByOne.stream().allMatch(p -> p.getTrustedPacketSequenceId() == IDENTITY.sequenceId(PRODUCER, 1)
+        assertEquals(Trace.parseFrom(file).getPacketList(), joined);
+        assertTrue(joined.stream().allMatch(p -> p.getTrustedPacketSequenceId() == IDENTITY.sequenceId(PRODUCER, 1)
                 || p.getTrustedPacketSequenceId() == IDENTITY.sequenceId(PRODUCER, 2)), "every packet names its sequence");
     }
 

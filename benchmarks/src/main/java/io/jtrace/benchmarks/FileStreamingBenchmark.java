@@ -1,0 +1,117 @@
+package io.jtrace.benchmarks;
+
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackEvent;
+import io.jtrace.service.buffer.SequenceIdentity;
+import io.jtrace.service.buffer.TraceBuffer;
+import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.proto.WireFormat;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The service's whole per-chunk work for a session that streams into a file, as the agent runs it:
+ * chunks of steady-state slices (a trusted, in-process producer's) copied from off-heap memory (the
+ * SMB) into a 32 MiB ring, then read out into a {@link TraceFileWriter} on {@code /dev/null} every
+ * {@code drainKb} KiB, as {@code SessionOutput} does. Time per drain; per packet it is that divided by
+ * {@code drainKb / 4 * 290}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class FileStreamingBenchmark {
+    private static final int CHUNK = 4096;
+    private static final int PAYLOAD = CHUNK - ChunkHeader.SIZE;
+    private static final SequenceIdentity IN_PROCESS = new SequenceIdentity() {
+        @Override
+        public int sequenceId(int producerId, int writerId) {
+            return writerId + 1;
+        }
+
+        @Override
+        public int pid(int producerId) {
+            return 1;
+        }
+
+        @Override
+        public int uid(int producerId) {
+            return 0;
+        }
+
+        @Override
+        public boolean trusted(int producerId) {
+            return true;
+        }
+    };
+
+    /** KiB committed between two reads into the file. */
+    @Param({"512", "2048"})
+    public int drainKb;
+
+    private ByteBuffer smb;
+    private int packetsPerChunk;
+    private TraceBuffer buffer;
+    private TraceFileWriter file;
+    private int nextChunkId;
+
+    @Setup(Level.Trial)
+    public void open() throws IOException {
+        byte[] begin = TracePacket.newBuilder().setTimestamp(81).setSequenceFlags(2)
+                .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_BEGIN).addCategoryIids(1).setNameIid(1))
+                .build().toByteArray();
+        byte[] end = TracePacket.newBuilder().setTimestamp(90).setSequenceFlags(2)
+                .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_END))
+                .build().toByteArray();
+        // As many chunks as the drain takes, each written once, like an SMB's chunks.
+        int chunks = drainKb / 4;
+        smb = ByteBuffer.allocateDirect(chunks * CHUNK).order(ByteOrder.LITTLE_ENDIAN);
+        for (int c = 0; c < chunks; c++) {
+            int pos = c * CHUNK + ChunkHeader.SIZE;
+            int limit = (c + 1) * CHUNK;
+            int packets = 0;
+            while (limit - pos >= 8 + begin.length + end.length) {
+                smb.putInt(pos, WireFormat.redundantVarint(begin.length)).put(pos + 4, begin);
+                pos += 4 + begin.length;
+                smb.putInt(pos, WireFormat.redundantVarint(end.length)).put(pos + 4, end);
+                pos += 4 + end.length;
+                packets += 2;
+            }
+            packetsPerChunk = packets;
+        }
+        buffer = new TraceBuffer(32L * 1024 * 1024, TraceBuffer.Policy.RING);
+        file = new TraceFileWriter(Path.of("/dev/null"));
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+        file.close();
+    }
+
+    @Benchmark
+    public long commitAndDrain() throws IOException {
+        int chunks = drainKb / 4;
+        for (int c = 0; c < chunks; c++) {
+            // Two writers, as two threads' chunks interleave.
+            buffer.copyChunk(1, 1 + (c & 1), nextChunkId + (c >> 1), ChunkHeader.packetsWord(packetsPerChunk, 0), smb,
+                    c * CHUNK + ChunkHeader.SIZE, PAYLOAD, true);
+        }
+        nextChunkId += chunks / 2;
+        long packets = buffer.readAll(IN_PROCESS, file, false);
+        file.flush();
+        return packets;
+    }
+}
