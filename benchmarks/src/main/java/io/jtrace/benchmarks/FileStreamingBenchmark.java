@@ -1,7 +1,5 @@
 package io.jtrace.benchmarks;
 
-import io.jtrace.protos.TracePacket;
-import io.jtrace.protos.TrackEvent;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.output.TraceFileWriter;
@@ -36,27 +34,7 @@ import org.openjdk.jmh.annotations.TearDown;
 public class FileStreamingBenchmark {
     private static final int CHUNK = 4096;
     private static final int PAYLOAD = CHUNK - ChunkHeader.SIZE;
-    private static final SequenceIdentity IN_PROCESS = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return writerId + 1;
-        }
-
-        @Override
-        public int pid(int producerId) {
-            return 1;
-        }
-
-        @Override
-        public int uid(int producerId) {
-            return 0;
-        }
-
-        @Override
-        public boolean trusted(int producerId) {
-            return true;
-        }
-    };
+    private static final SequenceIdentity IN_PROCESS = ReadOutFixtures.identity(true);
 
     /** KiB committed between two reads into the file. */
     @Param({"512", "2048"})
@@ -70,12 +48,8 @@ public class FileStreamingBenchmark {
 
     @Setup(Level.Trial)
     public void open() throws IOException {
-        byte[] begin = TracePacket.newBuilder().setTimestamp(81).setSequenceFlags(2)
-                .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_BEGIN).addCategoryIids(1).setNameIid(1))
-                .build().toByteArray();
-        byte[] end = TracePacket.newBuilder().setTimestamp(90).setSequenceFlags(2)
-                .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_END))
-                .build().toByteArray();
+        byte[] begin = ReadOutFixtures.sliceBegin(0);
+        byte[] end = ReadOutFixtures.sliceEnd();
         // As many chunks as the drain takes, each written once, like an SMB's chunks.
         int chunks = drainKb / 4;
         smb = ByteBuffer.allocateDirect(chunks * CHUNK).order(ByteOrder.LITTLE_ENDIAN);

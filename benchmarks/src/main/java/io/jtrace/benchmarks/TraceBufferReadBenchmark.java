@@ -1,7 +1,5 @@
 package io.jtrace.benchmarks;
 
-import io.jtrace.protos.TracePacket;
-import io.jtrace.protos.TrackEvent;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.ChunkHeader;
@@ -55,43 +53,13 @@ public class TraceBufferReadBenchmark {
     @Param({"false", "true"})
     public boolean trusted;
 
-    private final SequenceIdentity identity = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return writerId + 1;
-        }
-
-        @Override
-        public int pid(int producerId) {
-            return 1;
-        }
-
-        @Override
-        public int uid(int producerId) {
-            return 0;
-        }
-
-        @Override
-        public boolean trusted(int producerId) {
-            return trusted;
-        }
-    };
+    private SequenceIdentity identity;
 
     @Setup(Level.Trial)
     public void preparePayload() {
-        // A slice as the agent writes it in steady state: timestamps as deltas on the sequence's clock,
-        // name and category interned, the track and clock from the sequence's defaults.
-        TrackEvent.Builder beginEvent = TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_BEGIN).addCategoryIids(1);
-        if (nameBytes == 0) {
-            beginEvent.setNameIid(1);
-        } else {
-            beginEvent.setName("n".repeat(nameBytes));
-        }
-        byte[] begin = TracePacket.newBuilder().setTimestamp(81).setSequenceFlags(2).setTrackEvent(beginEvent)
-                .build().toByteArray();
-        byte[] end = TracePacket.newBuilder().setTimestamp(90).setSequenceFlags(2)
-                .setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_SLICE_END))
-                .build().toByteArray();
+        identity = ReadOutFixtures.identity(trusted);
+        byte[] begin = ReadOutFixtures.sliceBegin(nameBytes);
+        byte[] end = ReadOutFixtures.sliceEnd();
         payload = new byte[PAYLOAD];
         ByteBuffer b = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
         while (b.remaining() >= 8 + begin.length + end.length) {
