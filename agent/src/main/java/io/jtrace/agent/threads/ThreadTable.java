@@ -95,15 +95,16 @@ final class ThreadTable {
     }
 
     /**
-     * Reads every thread's state, and whether its name is still the object last seen, into
-     * {@link #observed}: the one pass over the {@code Thread} objects, which are cold. Kept apart from
-     * what is done with them so that the CPU overlaps the cache misses of many threads.
+     * Reads the state of the threads in slots {@code from} to {@code to - 1}, and whether each one's name
+     * is still the object last seen, into {@link #observed}: the one pass over the {@code Thread}
+     * objects, which are cold. Kept apart from what is done with them so that the CPU overlaps the
+     * cache misses of many threads.
      */
-    void observe() {
+    void observe(int from, int to) {
         Thread[] threads = thread;
         String[] names = name;
         byte[] out = observed;
-        for (int i = 0; i < size; i++) {
+        for (int i = from; i < to; i++) {
             Thread t = threads[i];
             int s = t.getState().ordinal();
             out[i] = (byte) (t.getName() == names[i] ? s : s | NAME_CHANGED);
