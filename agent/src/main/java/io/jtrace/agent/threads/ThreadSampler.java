@@ -59,6 +59,15 @@ final class ThreadSampler implements Sampler {
      * ran only briefly between samples (one that runs much is caught RUNNABLE at a sample).
      */
     static final int IDLE_CPU_READ_EVERY = 50;
+    /**
+     * A thread that is RUNNABLE but used no CPU between its last two reads (it waits in native code: a
+     * socket read, a selector, the JVM's Reference Handler and Signal Dispatcher) has its CPU time read
+     * only every this many samples, until a read finds it moved: then at every sample again while it
+     * stays RUNNABLE. Such threads are a third of the reads in a JVM with few busy threads, and in a
+     * service that blocks in I/O there is one per connection. CPU such a thread starts to use shows up
+     * at most this many periods late (1 s at the default period), the first of it in one step.
+     */
+    static final int STILL_RUNNABLE_CPU_READ_EVERY = 10;
     /** Slots per {@link #sampleBlock} call. */
     static final int BLOCK = 32;
     private Thread[] live = new Thread[64];
@@ -313,9 +322,8 @@ final class ThreadSampler implements Sampler {
         }
         t.name[i] = name;
         int state = observed & ThreadTable.STATE_BITS;
-        // A thread that changed state since the last sample ran in between.
-        boolean ranRecently = state == ThreadTable.RUNNABLE || state != t.state[i];
-        if (state != t.state[i] && state != ThreadTable.TERMINATED && state != ThreadTable.NEW) {
+        boolean changed = state != t.state[i];
+        if (changed && state != ThreadTable.TERMINATED && state != ThreadTable.NEW) {
             if (t.state[i] != ThreadTable.NO_STATE) {
                 writeStretch(i, now);
             }
@@ -330,12 +338,17 @@ final class ThreadSampler implements Sampler {
             return;
         }
         long last = t.cpuNanos[i];
-        // Idle threads take their turns by Java id, so the reads of a sample are spread evenly.
-        if (ranRecently || last < 0 || (sampleNumber + t.javaId[i]) % IDLE_CPU_READ_EVERY == 0) {
+        boolean runnable = state == ThreadTable.RUNNABLE;
+        // A thread that changed state since the last sample ran in between; one RUNNABLE runs if its
+        // last read found it had. The others take their turns by Java id, so the reads of a sample are
+        // spread evenly.
+        if (changed || (runnable && t.cpuMoved[i]) || last < 0
+                || (sampleNumber + t.javaId[i]) % (runnable ? STILL_RUNNABLE_CPU_READ_EVERY : IDLE_CPU_READ_EVERY) == 0) {
             // One thread per call: a call for many would hold the JVM's thread list while it reads them
             // all, and on JDK 17 every thread that exits meanwhile waits for it (10,000 threads ending
             // together took minutes).
             long cpu = threadBean.getThreadCpuTime(t.javaId[i]);
+            t.cpuMoved[i] = cpu != last;
             if (cpu >= 0 && (cpu != last || republishCpu) && sequence.counter(t.cpuUuid[i], now, cpu)) {
                 t.cpuNanos[i] = cpu;
             }

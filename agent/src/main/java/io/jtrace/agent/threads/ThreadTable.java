@@ -48,6 +48,8 @@ final class ThreadTable {
     long[] stateSince = new long[64];
     /** The CPU time last written; -1 when none is (yet) in the sequence's epoch. */
     long[] cpuNanos = new long[64];
+    /** Whether the last read of the thread's CPU time found it had moved (or it was the first read). */
+    boolean[] cpuMoved = new boolean[64];
     /** The sequence epoch the thread's tracks were last described in. */
     int[] describedEpoch = new int[64];
     boolean[] announced = new boolean[64];
@@ -79,6 +81,7 @@ final class ThreadTable {
         seenInSample[i] = sample;
         state[i] = NO_STATE;
         cpuNanos[i] = -1;
+        cpuMoved[i] = true;
         describedEpoch[i] = -1;
         announced[i] = false;
         return i;
@@ -155,6 +158,7 @@ final class ThreadTable {
         state[to] = state[from];
         stateSince[to] = stateSince[from];
         cpuNanos[to] = cpuNanos[from];
+        cpuMoved[to] = cpuMoved[from];
         describedEpoch[to] = describedEpoch[from];
         announced[to] = announced[from];
         observed[to] = observed[from];
@@ -175,6 +179,7 @@ final class ThreadTable {
         state = Arrays.copyOf(state, capacity);
         stateSince = Arrays.copyOf(stateSince, capacity);
         cpuNanos = Arrays.copyOf(cpuNanos, capacity);
+        cpuMoved = Arrays.copyOf(cpuMoved, capacity);
         describedEpoch = Arrays.copyOf(describedEpoch, capacity);
         announced = Arrays.copyOf(announced, capacity);
         observed = Arrays.copyOf(observed, capacity);
