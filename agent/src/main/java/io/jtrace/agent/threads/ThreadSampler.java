@@ -2,7 +2,6 @@ package io.jtrace.agent.threads;
 
 import io.jtrace.agent.tracks.DebugAnnotations;
 import io.jtrace.agent.tracks.PolledSequence;
-import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.Sampler;
 import io.jtrace.protos.CounterDescriptor;
 import io.jtrace.protos.TrackEvent;
@@ -12,8 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,9 +46,8 @@ final class ThreadSampler implements Sampler {
      * timed, since a young JVM's first dumps run slow.
      */
     static final long DUMP_WAIT_PER_THREAD_NANOS = 3_400_000L;
-    /** By thread identity: no boxing of ids per thread per sample. */
-    private final Map<Thread, ThreadRecord> records = new IdentityHashMap<>();
-    /** The OS tids of the placed records. */
+    private final ThreadTable table = new ThreadTable();
+    /** The OS tids of the placed threads. */
     private final Set<Long> placedTids = new HashSet<>();
     private final OsThreadNames osNames = new OsThreadNames();
     /**
@@ -63,6 +59,17 @@ final class ThreadSampler implements Sampler {
      * ran only briefly between samples (one that runs much is caught RUNNABLE at a sample).
      */
     static final int IDLE_CPU_READ_EVERY = 50;
+    /**
+     * A thread that is RUNNABLE but used no CPU between its last two reads (it waits in native code: a
+     * socket read, a selector, the JVM's Reference Handler and Signal Dispatcher) has its CPU time read
+     * only every this many samples, until a read finds it moved: then at every sample again while it
+     * stays RUNNABLE. Such threads are a third of the reads in a JVM with few busy threads, and in a
+     * service that blocks in I/O there is one per connection. CPU such a thread starts to use shows up
+     * at most this many periods late (1 s at the default period), the first of it in one step.
+     */
+    static final int STILL_RUNNABLE_CPU_READ_EVERY = 10;
+    /** Slots per {@link #sampleBlock} call. */
+    static final int BLOCK = 32;
     private Thread[] live = new Thread[64];
     private long sessionStartNanos;
     /** No dump before this (CLOCK_MONOTONIC ns). */
@@ -110,26 +117,48 @@ final class ThreadSampler implements Sampler {
         }
         if (unplaced && !dumpUnavailable && now - nextDumpNanos >= 0) {
             if (placeByDump()) {
-                nextDumpNanos = now + records.size() * DUMP_WAIT_PER_THREAD_NANOS;
+                nextDumpNanos = now + table.size * DUMP_WAIT_PER_THREAD_NANOS;
             }
         }
         unplacedLeft = false;
-        for (Iterator<ThreadRecord> it = records.values().iterator(); it.hasNext(); ) {
-            ThreadRecord r = it.next();
-            if (listed ? r.seenInSample != sampleNumber : r.thread.getState() == Thread.State.TERMINATED) {
-                if (r.tid >= 0) {
-                    ended(r, now);
-                    placedTids.remove(r.tid);
-                    osNames.forget(r.tid);
+        boolean released = false;
+        for (int from = 0; from < table.size; from += BLOCK) {
+            released |= sampleBlock(from, Math.min(from + BLOCK, table.size), listed, now);
+        }
+        if (released) {
+            table.compact();
+        }
+    }
+
+    /**
+     * Samples slots {@code from} to {@code to - 1}; returns whether it released any (ended threads). A
+     * method per {@link #BLOCK} slots rather than one loop over all: the JIT compiles a method after
+     * some hundreds of calls, and a loop that runs 10 times a second only after many seconds, which it
+     * would spend interpreted (a sample of 1,000 threads cost twice as much during a session's first 15 s).
+     */
+    private boolean sampleBlock(int from, int to, boolean listed, long now) {
+        table.observe(from, to);
+        boolean released = false;
+        for (int i = from; i < to; i++) {
+            int observed = table.observed[i];
+            int state = observed & ThreadTable.STATE_BITS;
+            if (listed ? table.seenInSample[i] != sampleNumber : state == ThreadTable.TERMINATED) {
+                long tid = table.tid[i];
+                if (tid >= 0) {
+                    ended(i, now);
+                    placedTids.remove(tid);
+                    osNames.forget(tid);
                 }
-                it.remove();
-            } else if (r.tid >= 0) {
-                sample(r, now);
+                table.release(i);
+                released = true;
+            } else if (table.tid[i] >= 0) {
+                sample(i, observed, now);
             } else {
-                followState(r, now);
+                followState(i, state, now);
                 unplacedLeft = true;
             }
         }
+        return released;
     }
 
     /**
@@ -147,19 +176,18 @@ final class ThreadSampler implements Sampler {
         return changed || listAgain;
     }
 
-    /** Lists the live threads and makes a record for each new one; returns whether any is unplaced. */
+    /** Lists the live threads and gives each new one a slot; returns whether any is unplaced. */
     private boolean listNewThreads(long now) {
         int count = enumerate();
         boolean unplaced = false;
         for (int i = 0; i < count; i++) {
             Thread t = live[i];
-            ThreadRecord r = records.get(t);
-            if (r == null) {
-                r = new ThreadRecord(t, now, sampleNumber);
-                records.put(t, r);
+            int slot = table.slotOf(t);
+            if (slot < 0) {
+                slot = table.add(t, now, sampleNumber);
             }
-            r.seenInSample = sampleNumber;
-            unplaced |= r.tid < 0;
+            table.seenInSample[slot] = sampleNumber;
+            unplaced |= table.tid[slot] < 0;
         }
         Arrays.fill(live, 0, count, null);
         return unplaced;
@@ -169,10 +197,10 @@ final class ThreadSampler implements Sampler {
     @Override
     public void last(long now) {
         sample(now);
-        for (ThreadRecord r : records.values()) {
-            if (r.tid >= 0 && r.state != null) {
-                writeStretch(r, now);
-                r.state = null;
+        for (int i = 0; i < table.size; i++) {
+            if (table.tid[i] >= 0 && table.state[i] != ThreadTable.NO_STATE) {
+                writeStretch(i, now);
+                table.state[i] = ThreadTable.NO_STATE;
             }
         }
     }
@@ -206,11 +234,11 @@ final class ThreadSampler implements Sampler {
             return false; // names place what they can meanwhile
         }
         int placed = 0;
-        for (ThreadRecord r : records.values()) {
-            if (r.tid < 0) {
-                NativeThreadIds.Placement p = placements.get(r.javaId);
+        for (int i = 0; i < table.size; i++) {
+            if (table.tid[i] < 0) {
+                NativeThreadIds.Placement p = placements.get(table.javaId[i]);
                 if (p != null) {
-                    place(r, p.tid(), p.startNanos());
+                    place(i, p.tid(), p.startNanos());
                     placed++;
                 }
             }
@@ -226,95 +254,109 @@ final class ThreadSampler implements Sampler {
      * dump can place.
      */
     private boolean placeByName() {
-        Map<String, List<ThreadRecord>> wanted = new HashMap<>();
-        for (ThreadRecord r : records.values()) {
-            if (r.tid < 0) {
-                wanted.computeIfAbsent(OsThreadNames.nativeName(r.thread.getName()), k -> new ArrayList<>(1)).add(r);
+        Map<String, List<Integer>> wanted = new HashMap<>();
+        for (int i = 0; i < table.size; i++) {
+            if (table.tid[i] < 0) {
+                wanted.computeIfAbsent(OsThreadNames.nativeName(table.thread[i].getName()), k -> new ArrayList<>(1)).add(i);
             }
         }
         Map<String, OsThreadNames.Task> available = osNames.unplacedByName(placedTids, sampleNumber);
         boolean left = false;
-        for (Map.Entry<String, List<ThreadRecord>> e : wanted.entrySet()) {
+        for (Map.Entry<String, List<Integer>> e : wanted.entrySet()) {
             OsThreadNames.Task task = available.get(e.getKey());
-            ThreadRecord only = e.getValue().get(0);
+            int only = e.getValue().get(0);
             // The OS thread must be as new as the Java thread: an older one of the same name (a thread
             // renamed by another keeps its OS name) is someone else.
-            if (e.getValue().size() == 1 && task != null && task.tid() > 0 && task.firstListed() >= only.firstSample - 1) {
-                place(only, task.tid(), only.firstSeenNanos);
+            if (e.getValue().size() == 1 && task != null && task.tid() > 0
+                    && task.firstListed() >= table.firstSample[only] - 1) {
+                place(only, task.tid(), table.firstSeenNanos[only]);
             } else {
-                for (ThreadRecord r : e.getValue()) {
-                    left |= sampleNumber - r.firstSample >= 2;
+                for (int i : e.getValue()) {
+                    left |= sampleNumber - table.firstSample[i] >= 2;
                 }
             }
         }
         return left;
     }
 
-    private void place(ThreadRecord r, long tid, long startNanos) {
+    private void place(int i, long tid, long startNanos) {
         // A dump gives a thread's age in whole 10 ms: a thread listed at the session's first sample ran
         // before the session, even if its rounded age puts its start a few milliseconds after.
-        r.place(tid, r.firstSample == 1 ? Math.min(startNanos, sessionStartNanos) : startNanos, sequence.process());
+        table.place(i, tid, table.firstSample[i] == 1 ? Math.min(startNanos, sessionStartNanos) : startNanos,
+                sequence.process());
         placedTids.add(tid);
     }
 
-    private void sample(ThreadRecord r, long now) {
-        String name = r.thread.getName();
+    /** One placed thread at this sample; {@code observed} as {@link ThreadTable#observe} read it. */
+    private void sample(int i, int observed, long now) {
+        ThreadTable t = table;
+        String was = t.name[i];
+        String name = was;
+        boolean renamed = false;
+        if ((observed & ThreadTable.NAME_CHANGED) != 0) {
+            name = t.thread[i].getName();
+            renamed = !name.equals(was);
+        }
         boolean republishCpu = false;
-        boolean renamed = !name.equals(r.name);
-        if (r.describedEpoch != sequence.epoch()) {
-            r.describedEpoch = sequence.epoch();
-            describe(r, name);
-            sequence.describeSliceTrack(r.stateUuid, r.trackUuid, ThreadsDataSource.STATE_TRACK);
+        if (t.describedEpoch[i] != sequence.epoch()) {
+            t.describedEpoch[i] = sequence.epoch();
+            describe(i, name);
+            sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
             if (cpuTime) {
-                sequence.describeCounter(r.cpuUuid, r.trackUuid, ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+                sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
                 republishCpu = true;
             }
         } else if (renamed) {
-            describe(r, name);
+            describe(i, name);
         }
-        if (!r.announced) {
-            r.announced = announce(r);
+        if (!t.announced[i]) {
+            t.announced[i] = announce(i);
         } else if (renamed) {
-            ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+            ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, t.stateUuid[i]);
             if (p != null) {
                 p.string(TrackEvent.NAME_FIELD_NUMBER, "renamed");
-                DebugAnnotations.string(p, "from", r.name);
+                DebugAnnotations.string(p, "from", was);
                 DebugAnnotations.string(p, "to", name);
                 sequence.endEvent();
             }
         }
-        r.name = name;
-        Thread.State state = r.thread.getState();
-        // A thread that changed state since the last sample ran in between.
-        boolean ranRecently = state == Thread.State.RUNNABLE || state != r.state;
-        if (state != r.state && state != Thread.State.TERMINATED && state != Thread.State.NEW) {
-            if (r.state != null) {
-                writeStretch(r, now);
+        t.name[i] = name;
+        int state = observed & ThreadTable.STATE_BITS;
+        boolean changed = state != t.state[i];
+        if (changed && state != ThreadTable.TERMINATED && state != ThreadTable.NEW) {
+            if (t.state[i] != ThreadTable.NO_STATE) {
+                writeStretch(i, now);
             }
-            r.state = state;
-            r.stateSince = now;
+            t.state[i] = (byte) state;
+            t.stateSince[i] = now;
         }
-        // Idle threads take their turns by Java id, so the reads of a sample are spread evenly.
         if (!cpuTime) {
             return;
         }
-        if (state == Thread.State.TERMINATED) {
+        if (state == ThreadTable.TERMINATED) {
             // Gone since it was listed: no CPU time to read (HotSpot 17 would search every thread for it).
             return;
         }
-        if (ranRecently || r.cpuNanos < 0 || (sampleNumber + r.javaId) % IDLE_CPU_READ_EVERY == 0) {
+        long last = t.cpuNanos[i];
+        boolean runnable = state == ThreadTable.RUNNABLE;
+        // A thread that changed state since the last sample ran in between; one RUNNABLE runs if its
+        // last read found it had. The others take their turns by Java id, so the reads of a sample are
+        // spread evenly.
+        if (changed || (runnable && t.cpuMoved[i]) || last < 0
+                || (sampleNumber + t.javaId[i]) % (runnable ? STILL_RUNNABLE_CPU_READ_EVERY : IDLE_CPU_READ_EVERY) == 0) {
             // One thread per call: a call for many would hold the JVM's thread list while it reads them
             // all, and on JDK 17 every thread that exits meanwhile waits for it (10,000 threads ending
             // together took minutes).
-            long cpu = threadBean.getThreadCpuTime(r.javaId);
-            if (cpu >= 0 && (cpu != r.cpuNanos || republishCpu) && sequence.counter(r.cpuUuid, now, cpu)) {
-                r.cpuNanos = cpu;
+            long cpu = threadBean.getThreadCpuTime(t.javaId[i]);
+            t.cpuMoved[i] = cpu != last;
+            if (cpu >= 0 && (cpu != last || republishCpu) && sequence.counter(t.cpuUuid[i], now, cpu)) {
+                t.cpuNanos[i] = cpu;
             }
-        } else if (republishCpu && !sequence.counter(r.cpuUuid, now, r.cpuNanos)) {
+        } else if (republishCpu && !sequence.counter(t.cpuUuid[i], now, last)) {
             // The counter needs a value in the new epoch: an idle thread's last one is still true (the
             // counter is cumulative), so it is written again rather than read again, which would cost
             // a system call per thread at every incremental-state clear.
-            r.cpuNanos = -1; // not written: read and written at the next sample
+            t.cpuNanos[i] = -1; // not written: read and written at the next sample
         }
     }
 
@@ -322,17 +364,16 @@ final class ThreadSampler implements Sampler {
      * A thread not placed yet has no track to write on, but its state is followed from the first
      * sample that saw it: the stretch it is in when it is placed begins where it really began.
      */
-    private static void followState(ThreadRecord r, long now) {
-        Thread.State state = r.thread.getState();
-        if (state != r.state && state != Thread.State.TERMINATED && state != Thread.State.NEW) {
-            r.state = state;
-            r.stateSince = now;
+    private void followState(int i, int state, long now) {
+        if (state != table.state[i] && state != ThreadTable.TERMINATED && state != ThreadTable.NEW) {
+            table.state[i] = (byte) state;
+            table.stateSince[i] = now;
         }
     }
 
-    private void describe(ThreadRecord r, String name) {
+    private void describe(int i, String name) {
         ProtoWriter p = sequence.writer().beginPacket();
-        sequence.process().writeThreadDescriptor(p, r.tid, name);
+        sequence.process().writeThreadDescriptor(p, table.trackUuid[i], table.tid[i], name);
         sequence.writer().endPacket();
     }
 
@@ -340,29 +381,30 @@ final class ThreadSampler implements Sampler {
      * "thread start" where it started during the session; "thread" at the session's start for the others.
      * Returns whether it was written (if not, the next sample tries again).
      */
-    private boolean announce(ThreadRecord r) {
-        boolean startedDuringSession = r.startNanos > sessionStartNanos;
-        long at = startedDuringSession ? r.startNanos : sessionStartNanos;
-        ProtoWriter p = sequence.beginEvent(at, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+    private boolean announce(int i) {
+        boolean startedDuringSession = table.startNanos[i] > sessionStartNanos;
+        long at = startedDuringSession ? table.startNanos[i] : sessionStartNanos;
+        ProtoWriter p = sequence.beginEvent(at, TrackEvent.Type.TYPE_INSTANT_VALUE, table.stateUuid[i]);
         if (p == null) {
             return false;
         }
+        Thread thread = table.thread[i];
         p.string(TrackEvent.NAME_FIELD_NUMBER, startedDuringSession ? "thread start" : "thread");
-        DebugAnnotations.integer(p, "java_thread_id", r.javaId);
-        DebugAnnotations.bool(p, "daemon", r.thread.isDaemon());
-        DebugAnnotations.integer(p, "priority", r.thread.getPriority());
-        ThreadGroup group = r.thread.getThreadGroup();
+        DebugAnnotations.integer(p, "java_thread_id", table.javaId[i]);
+        DebugAnnotations.bool(p, "daemon", thread.isDaemon());
+        DebugAnnotations.integer(p, "priority", thread.getPriority());
+        ThreadGroup group = thread.getThreadGroup();
         if (group != null) {
             DebugAnnotations.string(p, "group", group.getName());
         }
         return sequence.endEvent();
     }
 
-    private void ended(ThreadRecord r, long now) {
-        if (r.state != null) {
-            writeStretch(r, now);
+    private void ended(int i, long now) {
+        if (table.state[i] != ThreadTable.NO_STATE) {
+            writeStretch(i, now);
         }
-        ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, r.stateUuid);
+        ProtoWriter p = sequence.beginEvent(now, TrackEvent.Type.TYPE_INSTANT_VALUE, table.stateUuid[i]);
         if (p != null) {
             p.string(TrackEvent.NAME_FIELD_NUMBER, "thread end");
             sequence.endEvent();
@@ -373,51 +415,15 @@ final class ThreadSampler implements Sampler {
      * A stretch: its begin and end, or nothing when even the begin does not fit the SMB. An end dropped
      * after its begin leaves the stretch open; the drop marks the loss on the sequence.
      */
-    private void writeStretch(ThreadRecord r, long end) {
-        ProtoWriter p = sequence.beginEvent(r.stateSince, TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, r.stateUuid);
+    private void writeStretch(int i, long end) {
+        long track = table.stateUuid[i];
+        ProtoWriter p = sequence.beginEvent(table.stateSince[i], TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, track);
         if (p == null) {
             return;
         }
-        p.string(TrackEvent.NAME_FIELD_NUMBER, r.state.name());
-        if (sequence.endEvent() && sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, r.stateUuid) != null) {
+        p.string(TrackEvent.NAME_FIELD_NUMBER, ThreadTable.stateName(table.state[i]));
+        if (sequence.endEvent() && sequence.beginEvent(end, TrackEvent.Type.TYPE_SLICE_END_VALUE, track) != null) {
             sequence.endEvent();
-        }
-    }
-
-    /** What the sampler knows of one thread. */
-    private static final class ThreadRecord {
-        final Thread thread;
-        final long javaId;
-        /** The sample that first saw the thread: its start, when no dump tells it. */
-        final long firstSeenNanos;
-        final long firstSample;
-        long tid = -1;
-        long startNanos;
-        long trackUuid;
-        long stateUuid;
-        long cpuUuid;
-        String name;
-        boolean announced;
-        Thread.State state;
-        long stateSince;
-        long cpuNanos = -1;
-        int describedEpoch = -1;
-        long seenInSample;
-
-        ThreadRecord(Thread thread, long firstSeenNanos, long firstSample) {
-            this.thread = thread;
-            this.javaId = thread.getId();
-            this.firstSeenNanos = firstSeenNanos;
-            this.firstSample = firstSample;
-        }
-
-        void place(long tid, long startNanos, ProcessTrack process) {
-            this.tid = tid;
-            this.startNanos = startNanos;
-            trackUuid = process.threadUuid(tid);
-            stateUuid = process.namedUuid("thread-state:" + tid);
-            cpuUuid = process.namedUuid("thread-cpu:" + tid);
-            name = thread.getName();
         }
     }
 }

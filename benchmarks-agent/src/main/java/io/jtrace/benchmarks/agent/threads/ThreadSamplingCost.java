@@ -9,8 +9,10 @@ import javax.management.ObjectName;
 /**
  * What a polling source costs, as users run it: start this with
  * {@code -javaagent:jtrace.jar=start,file=...,sources=jvm.threads[,threads_period=...]} (or jvm.memory,
- * jvm.jmx with their periods). Arguments: threads, seconds, the source's period in ms (default 100). It parks that many platform threads, lets the agent sample them for the given time,
- * and prints the CPU time the agent's sampler thread (which runs every polling source) used, as a share
+ * jvm.jmx with their periods). Arguments: threads, seconds, the source's period in ms (default 100),
+ * seconds before measuring (default 3: the first dump has placed every thread; the JIT has not compiled
+ * all of what runs once per sample yet, which takes about 15 s at 100 ms). It parks that many platform
+ * threads, lets the agent sample them for the given time, and prints the CPU time the agent's sampler thread (which runs every polling source) used, as a share
  * of one core and per thread per sample.
  */
 public final class ThreadSamplingCost {
@@ -20,13 +22,14 @@ public final class ThreadSamplingCost {
         int threads = Integer.parseInt(args[0]);
         int seconds = Integer.parseInt(args[1]);
         long periodMillis = args.length > 2 ? Long.parseLong(args[2]) : 100;
+        long warmUpSeconds = args.length > 3 ? Long.parseLong(args[3]) : 3;
         for (int i = 0; i < threads; i++) {
             Thread t = new Thread(LockSupport::park, "parked-" + i);
             t.setDaemon(true);
             t.start();
         }
-        // Let the first dump place every thread, then measure the steady state.
-        Thread.sleep(3000);
+        // Let the first dump place every thread (and the JIT compile the sampler), then measure.
+        Thread.sleep(warmUpSeconds * 1000);
         ThreadMXBean bean = ManagementFactory.getThreadMXBean();
         long sampler = samplerThreadId();
         long cpuBefore = bean.getThreadCpuTime(sampler);
