@@ -32,7 +32,8 @@ public final class JfrCommands {
                 "  java -jar jtrace.jar convert rec.jfr -o out.pftrace [--keep-going]",
                 "Add a JFR recording of the same JVM to a jtrace trace:",
                 "  java -jar jtrace.jar merge trace.pftrace rec.jfr -o merged.pftrace [--keep-going]",
-                "--keep-going converts what is readable of a truncated or corrupt recording and reports the loss.",
+                "--keep-going converts what is readable of a truncated or corrupt recording and reports the loss;",
+                "  it also skips (and counts) events that jtrace's own mapping fails on, an internal error.",
                 "");
     }
 

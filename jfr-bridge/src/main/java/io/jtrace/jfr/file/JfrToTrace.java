@@ -39,7 +39,9 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <p>Damage: chunk headers are checked before parsing. A damaged file fails with a message naming the
  * file and the damage, and no output is left behind, unless {@code keepGoing}: then what parses is
- * converted and the report says what was lost.
+ * converted and the report says what was lost. An exception in jtrace's mapping of an event the parser
+ * read whole is no damage but a bug of jtrace: a {@link JfrInternalError} naming the event, or with
+ * {@code keepGoing} the event skipped and counted in the report.
  */
 public final class JfrToTrace {
     static final int MAX_INTERNED = 500_000;

@@ -193,7 +193,8 @@ final class JfrRecorder implements DataSourceInstance {
                 }
                 mapper.clearIncrementalState();
                 if (failures++ == 0) {
-                    LOG.warn("jtrace jvm.jfr: could not write a {} event: {}", event.getEventType().getName(), e.toString());
+                    LOG.warn("jtrace jvm.jfr: internal error of jtrace, could not write a {} event at {}",
+                            event.getEventType().getName(), event.getStartTime(), e);
                 }
             }
         }
@@ -222,6 +223,10 @@ final class JfrRecorder implements DataSourceInstance {
         }
         synchronized (this) {
             stopped = true;
+            if (failures > 1) {
+                LOG.warn("jtrace jvm.jfr: internal error of jtrace, {} events could not be written (the first is logged above)",
+                        failures);
+            }
             if (mapper != null) {
                 LOG.debug("jtrace jvm.jfr: wrote {} events: {}; JFR timebases seen: {}", mapper.writtenTotal(),
                         mapper.writtenPerType(), timebase.timebases());
