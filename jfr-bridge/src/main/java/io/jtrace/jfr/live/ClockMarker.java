@@ -19,7 +19,9 @@ import jdk.jfr.StackTrace;
  * <p>Two periodic events, both run on JFR's periodic thread: {@link ChunkStart} at the start of every
  * chunk (so a new timebase is known from the chunk's first moments) and {@link Periodic} every second.
  * Not from the stream's own thread: JFR does not record the events of the thread that dispatches a
- * stream. Disabled by default: only jtrace's streams record them, never a user's recording. Two event
+ * stream. Disabled by default, so written only while a jtrace stream enables them; but then JFR writes
+ * them into the chunks every running recording shares, so a recording the user makes at the same time
+ * holds them too (one per chunk and one per second). Two event
  * classes with the same fields, not a common event superclass: JDK 17's JFR fails to instrument a
  * subclass of an abstract event with fields ({@code NoSuchFieldError: setting0} in {@code commit()}).
  */
