@@ -17,7 +17,8 @@ import jdk.jfr.consumer.RecordedEvent;
  * timebase the smallest upper bound is kept: the offset only shrinks, so mapped times only move later
  * and a thread's later event never lands before its earlier one. A marker off by more than
  * {@link #NEW_TIMEBASE_NANOS} from the current offset is a new timebase (a chunk started after a step)
- * and replaces it.
+ * and replaces it; a step smaller than that which makes the offset larger is not followed, so such
+ * events land up to that much later than they happened.
  *
  * <p>Used on the stream's dispatch thread only.
  */
