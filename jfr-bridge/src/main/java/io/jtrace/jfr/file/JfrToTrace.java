@@ -124,8 +124,13 @@ public final class JfrToTrace {
                         + " recording's wall-clock times cannot be placed on its timeline");
             }
             ProcessTrack process = ProcessTrack.withUuid(pid, jvm.name(), index.processUuids.get(pid));
-            List<String> notes = jvm.known() ? List.of() : List.of(jfr + ": the recording does not tell its JVM's pid"
-                    + " (no jdk.JVMInformation event); its events went to the trace's only process, pid " + pid);
+            List<String> notes = new ArrayList<>();
+            if (!jvm.known()) {
+                notes.add(jfr + ": the recording does not tell its JVM's pid (no jdk.JVMInformation event); its"
+                        + " events went to the trace's only process, pid " + pid);
+            } else if (!jvm.source().equals("jdk.JVMInformation")) {
+                notes.add(jfr + ": has no jdk.JVMInformation event; pid " + pid + " is from " + jvm.source());
+            }
             return new Target(index.maxSequenceId + 1, TimeMapping.monotonic(index.realtimeMinusMonotonic),
                     new DescribedTracks(process, false, index.threadUuids.getOrDefault(pid, Map.of()),
                             index.describedUuids), notes);
