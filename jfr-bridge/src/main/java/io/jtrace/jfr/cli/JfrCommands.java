@@ -2,6 +2,7 @@ package io.jtrace.jfr.cli;
 
 import io.jtrace.jfr.file.ConversionReport;
 import io.jtrace.jfr.file.JfrInputException;
+import io.jtrace.jfr.file.JfrInternalError;
 import io.jtrace.jfr.file.JfrToTrace;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,13 +14,15 @@ import java.util.Map;
 /**
  * {@code jtrace convert} and {@code jtrace merge}: argument parsing and the summary they print. Exit
  * codes: 0 converted whole; 1 failed (nothing written); 2 bad arguments; 3 converted with
- * {@code --keep-going}, but something was lost (said on stderr).
+ * {@code --keep-going}, but something was lost (said on stderr); 4 an internal error of jtrace (a bug
+ * in mapping an event the parser read whole; nothing written; {@code --keep-going} skips such events).
  */
 public final class JfrCommands {
     public static final int OK = 0;
     public static final int FAILED = 1;
     public static final int USAGE = 2;
     public static final int LOSSY = 3;
+    public static final int INTERNAL_ERROR = 4;
 
     private JfrCommands() {}
 
@@ -29,7 +32,8 @@ public final class JfrCommands {
                 "  java -jar jtrace.jar convert rec.jfr -o out.pftrace [--keep-going]",
                 "Add a JFR recording of the same JVM to a jtrace trace:",
                 "  java -jar jtrace.jar merge trace.pftrace rec.jfr -o merged.pftrace [--keep-going]",
-                "--keep-going converts what is readable of a truncated or corrupt recording and reports the loss.",
+                "--keep-going converts what is readable of a truncated or corrupt recording and reports the loss;",
+                "  it also skips (and counts) events that jtrace's own mapping fails on, an internal error.",
                 "");
     }
 
@@ -56,7 +60,7 @@ public final class JfrCommands {
 
     @FunctionalInterface
     private interface Job {
-        ConversionReport run() throws IOException, JfrInputException;
+        ConversionReport run() throws IOException, JfrInputException, JfrInternalError;
     }
 
     private static int run(PrintStream err, PrintStream out, Parsed parsed, Path jfr, Job job) {
@@ -66,9 +70,15 @@ public final class JfrCommands {
         } catch (JfrInputException e) {
             err.println("jtrace: " + e.getMessage());
             return FAILED;
+        } catch (JfrInternalError e) {
+            err.println("jtrace: " + e.getMessage());
+            return INTERNAL_ERROR;
         } catch (IOException e) {
             err.println("jtrace: " + e);
             return FAILED;
+        }
+        for (String note : report.notes()) {
+            err.println("jtrace: " + note);
         }
         out.printf("%s: %,d events of %d types from %s (%,d packets, %,d bytes)%n", parsed.output,
                 report.eventsWritten(), report.eventsPerType().size(), jfr, report.packetsWritten(),
@@ -85,6 +95,11 @@ public final class JfrCommands {
         }
         if (report.eventsSkipped() > 0) {
             err.printf("jtrace: %s: %,d events too large for a packet were skipped%n", jfr, report.eventsSkipped());
+        }
+        if (report.eventsFailed() > 0) {
+            err.printf("jtrace: internal error of jtrace, not damage in %s: %,d events could not be mapped and were"
+                    + " skipped %s; the first: %s (stack traces logged)%n", jfr, report.eventsFailed(),
+                    report.failedPerType(), report.firstFailure());
         }
         return LOSSY;
     }

@@ -39,7 +39,9 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <p>Damage: chunk headers are checked before parsing. A damaged file fails with a message naming the
  * file and the damage, and no output is left behind, unless {@code keepGoing}: then what parses is
- * converted and the report says what was lost.
+ * converted and the report says what was lost. An exception in jtrace's mapping of an event the parser
+ * read whole is no damage but a bug of jtrace: a {@link JfrInternalError} naming the event, or with
+ * {@code keepGoing} the event skipped and counted in the report.
  */
 public final class JfrToTrace {
     static final int MAX_INTERNED = 500_000;
@@ -48,12 +50,18 @@ public final class JfrToTrace {
      * gives the same trace.
      */
     private static final long CONVERTED_PROCESS_BASE = 0x6A66722D62726467L;
+    /**
+     * The pid of a converted recording's process when the recording does not tell it: Linux's pid_max is
+     * at most 2^22 (PID_MAX_LIMIT), so no process has this pid and nothing is mistaken for a real one.
+     */
+    static final int UNKNOWN_PID = 1 << 22;
     /** Files at least this big get a progress line. */
     public static final long PROGRESS_THRESHOLD_BYTES = 32L * 1024 * 1024;
 
     private final boolean keepGoing;
     private final PrintStream progress;
     private final int maxInterned;
+    private final EventMapping mapping;
 
     /** {@code progress} null: no progress line. */
     public JfrToTrace(boolean keepGoing, PrintStream progress) {
@@ -62,27 +70,44 @@ public final class JfrToTrace {
 
     /** {@code maxInterned}: the bound of each sequence's interning tables, past which it starts over. */
     JfrToTrace(boolean keepGoing, PrintStream progress, int maxInterned) {
+        this(keepGoing, progress, maxInterned, EventMapping.MAPPER);
+    }
+
+    JfrToTrace(boolean keepGoing, PrintStream progress, int maxInterned, EventMapping mapping) {
         this.keepGoing = keepGoing;
         this.progress = progress;
         this.maxInterned = maxInterned;
+        this.mapping = mapping;
     }
 
-    public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException {
+    public ConversionReport convert(Path jfr, Path out) throws IOException, JfrInputException, JfrInternalError {
         if (Files.exists(out) && Files.isSameFile(out, jfr)) {
             throw new JfrInputException(out + ": the output would overwrite the recording");
         }
         ChunkScan scan = checkInput(jfr);
         JvmIdentity jvm = JvmIdentity.find(jfr);
-        // Thread tracks need a pid; a recording without jdk.JVMInformation gets 1, and says so nowhere else.
-        int pid = jvm.known() ? jvm.pid() : 1;
-        ProcessTrack process = new ProcessTrack(pid, jvm.name(), CONVERTED_PROCESS_BASE);
+        // Thread tracks need a pid. Unknown, it must not pass for a real process's (1 would be init's):
+        // the process gets a pid no process can have and is named after the file.
+        List<String> notes = new ArrayList<>();
+        ProcessTrack process;
+        if (jvm.known()) {
+            process = new ProcessTrack(jvm.pid(), jvm.name(), CONVERTED_PROCESS_BASE);
+            if (!jvm.source().equals("jdk.JVMInformation")) {
+                notes.add(jfr + ": has no jdk.JVMInformation event; pid " + jvm.pid() + " is from " + jvm.source());
+            }
+        } else {
+            String name = String.valueOf(jfr.getFileName());
+            process = new ProcessTrack(UNKNOWN_PID, name, CONVERTED_PROCESS_BASE);
+            notes.add(jfr + ": the recording does not tell its JVM's pid (no jdk.JVMInformation event); its process"
+                    + " track is named '" + name + "' with pid " + UNKNOWN_PID + ", which no Linux process can have");
+        }
         return readable(jfr, scan, out, writer -> {
             writeRealtimeClock(writer, scan.startNanos());
-            return new Target(2, TimeMapping.realtime(), new DescribedTracks(process, true, Map.of(), Set.of()));
+            return new Target(2, TimeMapping.realtime(), new DescribedTracks(process, true, Map.of(), Set.of()), notes);
         });
     }
 
-    public ConversionReport merge(Path trace, Path jfr, Path out) throws IOException, JfrInputException {
+    public ConversionReport merge(Path trace, Path jfr, Path out) throws IOException, JfrInputException, JfrInternalError {
         if (Files.isSameFile(trace, jfr)) {
             throw new JfrInputException(trace + ": the trace and the recording are the same file");
         }
@@ -99,9 +124,16 @@ public final class JfrToTrace {
                         + " recording's wall-clock times cannot be placed on its timeline");
             }
             ProcessTrack process = ProcessTrack.withUuid(pid, jvm.name(), index.processUuids.get(pid));
+            List<String> notes = new ArrayList<>();
+            if (!jvm.known()) {
+                notes.add(jfr + ": the recording does not tell its JVM's pid (no jdk.JVMInformation event); its"
+                        + " events went to the trace's only process, pid " + pid);
+            } else if (!jvm.source().equals("jdk.JVMInformation")) {
+                notes.add(jfr + ": has no jdk.JVMInformation event; pid " + pid + " is from " + jvm.source());
+            }
             return new Target(index.maxSequenceId + 1, TimeMapping.monotonic(index.realtimeMinusMonotonic),
                     new DescribedTracks(process, false, index.threadUuids.getOrDefault(pid, Map.of()),
-                            index.describedUuids));
+                            index.describedUuids), notes);
         });
     }
 
@@ -136,8 +168,11 @@ public final class JfrToTrace {
         return scan;
     }
 
-    /** Where a recording's events go: sequence ids from {@code firstSequenceId}, their clock, their tracks. */
-    private record Target(int firstSequenceId, TimeMapping time, DescribedTracks tracks) {}
+    /**
+     * Where a recording's events go: sequence ids from {@code firstSequenceId}, their clock, their tracks;
+     * {@code notes} for the report.
+     */
+    private record Target(int firstSequenceId, TimeMapping time, DescribedTracks tracks, List<String> notes) {}
 
     @FunctionalInterface
     private interface TargetSetup {
@@ -156,7 +191,7 @@ public final class JfrToTrace {
      * with {@code keepGoing}, converts its {@link Salvage salvaged} chunks and reports what was lost.
      */
     private ConversionReport readable(Path jfr, ChunkScan scan, Path out, TargetSetup setup)
-            throws IOException, JfrInputException {
+            throws IOException, JfrInputException, JfrInternalError {
         if (scan.damage() == null) {
             try {
                 return writeTo(out, jfr, jfr, scan, null, setup);
@@ -179,7 +214,7 @@ public final class JfrToTrace {
     }
 
     private ConversionReport writeTo(Path out, Path named, Path jfr, ChunkScan scan, String loss, TargetSetup setup)
-            throws IOException, JfrInputException, ParseFailure {
+            throws IOException, JfrInputException, ParseFailure, JfrInternalError {
         // Whole or not at all: a failed conversion leaves no partial file, and an output that names an
         // input (convert x.jfr -o x.jfr) replaces it only once the conversion is complete.
         try (WholeTraceFile whole = WholeTraceFile.beside(out)) {
@@ -188,12 +223,13 @@ public final class JfrToTrace {
             ConversionReport report = convertEvents(named, jfr, scan, writer, target);
             whole.commit();
             return new ConversionReport(report.eventsPerType(), report.eventsWritten(), report.eventsSkipped(),
-                    report.chunksRead(), report.bytesRead(), Files.size(named), loss, writer.packets(), writer.bytes());
+                    report.chunksRead(), report.bytesRead(), Files.size(named), loss, writer.packets(), writer.bytes(),
+                    report.failedPerType(), report.firstFailure(), target.notes());
         }
     }
 
     private ConversionReport convertEvents(Path named, Path jfr, ChunkScan scan, TraceFileWriter writer, Target target)
-            throws IOException, ParseFailure {
+            throws IOException, ParseFailure, JfrInternalError {
         int[] nextSequence = {target.firstSequenceId()};
         ByteBuffer packetBuffer = FilePacketOut.newPacketBuffer();
         FilePacketOut eventsOut = new FilePacketOut(writer, nextSequence[0]++, packetBuffer);
@@ -208,31 +244,59 @@ public final class JfrToTrace {
         });
         Progress bar = new Progress(scan.fileSize() >= PROGRESS_THRESHOLD_BYTES ? progress : null,
                 "jtrace: " + named.getFileName(), scan.startNanos(), scan.endNanos());
+        MappingFailures failures = new MappingFailures(named);
         long read = 0;
         long skipped = 0;
+        // What throws decides whose fault it is: the parser (hasMoreEvents, readEvent: the recording is
+        // damaged), the output (an UncheckedIOException from the trace writer), or jtrace's mapping of an
+        // event the parser read whole (a bug of jtrace, never reported as damage).
         try (RecordingFile file = new RecordingFile(jfr)) {
-            while (file.hasMoreEvents()) {
-                RecordedEvent event = file.readEvent();
+            while (true) {
+                RecordedEvent event;
+                try {
+                    if (!file.hasMoreEvents()) {
+                        break;
+                    }
+                    event = file.readEvent();
+                } catch (IOException | RuntimeException e) {
+                    throw new ParseFailure("parsing stopped after " + read + " events: " + describe(e), e);
+                }
                 read++;
                 try {
-                    mapper.write(event);
+                    mapping.write(mapper, event);
                 } catch (PacketTooLargeException e) {
-                    // The half-written packet is dropped; what it interned is unknown to the trace, so
-                    // every sequence starts over.
-                    outs.forEach(FilePacketOut::abandon);
-                    mapper.clearIncrementalState();
+                    restart(outs, mapper);
                     skipped++;
+                } catch (UncheckedIOException e) {
+                    throw e; // the output failed: below
+                } catch (RuntimeException e) {
+                    restart(outs, mapper);
+                    String what = failures.add(read, event, e);
+                    if (!keepGoing) {
+                        throw new JfrInternalError("internal error of jtrace, not damage in the recording: mapping "
+                                + what + " (the stack trace is logged; --keep-going skips such events and counts them)", e);
+                    }
                 }
                 bar.event(TimeMapping.epochNanos(event.getStartTime()), read);
             }
         } catch (UncheckedIOException e) {
             throw e.getCause(); // the output failed, not the input
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            // Opening the recording or closing it: the parser's, so the input's.
             throw new ParseFailure("parsing stopped after " + read + " events: " + describe(e), e);
         }
         bar.done(read);
         return new ConversionReport(mapper.writtenPerType(), mapper.writtenTotal(), skipped, scan.chunks().size(),
-                scan.readableBytes(), scan.fileSize(), null, 0, 0);
+                scan.readableBytes(), scan.fileSize(), null, 0, 0, failures.perType(), failures.first(), List.of());
+    }
+
+    /**
+     * After an event could not be written: its half-written packet is dropped, and what it interned is
+     * unknown to the trace, so every sequence starts over.
+     */
+    private static void restart(List<FilePacketOut> outs, JfrEventMapper mapper) {
+        outs.forEach(FilePacketOut::abandon);
+        mapper.clearIncrementalState();
     }
 
     static String describe(Exception e) {

@@ -64,6 +64,7 @@ final class JfrRecorder implements DataSourceInstance {
     private boolean acceptUnlisted;
     private RecordingStream stream;
     private JfrEventMapper mapper;
+    private JfrTimebase timebase;
     private boolean stopped;
     private volatile boolean clearRequested;
     private long failures;
@@ -76,7 +77,8 @@ final class JfrRecorder implements DataSourceInstance {
 
     @Override
     public synchronized void start() {
-        TimeMapping time = TimeMapping.monotonic(ClockReader.realtimeMinusMonotonic());
+        timebase = new JfrTimebase(ClockReader.realtimeMinusMonotonic());
+        TimeMapping time = timebase;
         SequenceWriter events = new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED);
         mapper = new JfrEventMapper(new DescribedTracks(process, true, Map.of(), Set.of()), time, events,
                 type -> new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED));
@@ -146,6 +148,10 @@ final class JfrRecorder implements DataSourceInstance {
             }
         }
         rs.enable(StopMarker.class);
+        // JFR's timebase, measured at the start of every chunk and every second (see JfrTimebase).
+        ClockMarker.registerPeriodic();
+        rs.enable(ClockMarker.ChunkStart.class).with("period", "beginChunk");
+        rs.enable(ClockMarker.Periodic.class).withPeriod(Duration.ofSeconds(1));
         rs.onClose(streamClosed::countDown);
         // Deliver promptly: a live session wants events while it runs, not a chunk later.
         rs.setMaxAge(Duration.ofSeconds(10));
@@ -160,6 +166,12 @@ final class JfrRecorder implements DataSourceInstance {
             return;
         }
         String type = event.getEventType().getName();
+        if (ClockMarker.isMarker(type)) {
+            synchronized (this) {
+                timebase.marker(event);
+            }
+            return;
+        }
         if (!enabled.contains(type) && !(acceptUnlisted && !type.startsWith("jdk."))) {
             return; // another recording's event
         }
@@ -181,7 +193,8 @@ final class JfrRecorder implements DataSourceInstance {
                 }
                 mapper.clearIncrementalState();
                 if (failures++ == 0) {
-                    LOG.warn("jtrace jvm.jfr: could not write a {} event: {}", event.getEventType().getName(), e.toString());
+                    LOG.warn("jtrace jvm.jfr: internal error of jtrace, could not write a {} event at {}",
+                            event.getEventType().getName(), event.getStartTime(), e);
                 }
             }
         }
@@ -210,8 +223,13 @@ final class JfrRecorder implements DataSourceInstance {
         }
         synchronized (this) {
             stopped = true;
+            if (failures > 1) {
+                LOG.warn("jtrace jvm.jfr: internal error of jtrace, {} events could not be written (the first is logged above)",
+                        failures);
+            }
             if (mapper != null) {
-                LOG.debug("jtrace jvm.jfr: wrote {} events: {}", mapper.writtenTotal(), mapper.writtenPerType());
+                LOG.debug("jtrace jvm.jfr: wrote {} events: {}; JFR timebases seen: {}", mapper.writtenTotal(),
+                        mapper.writtenPerType(), timebase.timebases());
             }
             for (TraceWriter w : writers) {
                 w.flush();

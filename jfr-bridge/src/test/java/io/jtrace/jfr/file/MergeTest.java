@@ -76,6 +76,20 @@ class MergeTest {
     }
 
     @Test
+    void aRecordingThatDoesNotTellItsPidGoesToTheTracesOnlyProcessAndTheReportSaysSo() throws Exception {
+        Path anonymous = TestRecordings.record(dir.resolve("anonymous.jfr"), 1, 5, r -> { });
+        int pid = 31337;
+        Path out = dir.resolve("anonymous-merged.pftrace");
+        ConversionReport report = new JfrToTrace(false, null).merge(jtraceTrace("other.pftrace", pid), anonymous, out);
+        assertEquals(List.of(anonymous + ": the recording does not tell its JVM's pid (no jdk.JVMInformation event); its"
+                + " events went to the trace's only process, pid " + pid), report.notes());
+        DecodedTrace merged = DecodedTrace.read(out);
+        assertEquals(List.of(), merged.problems);
+        merged.tracks.values().stream().filter(TrackDescriptor::hasThread)
+                .forEach(d -> assertEquals(pid, d.getThread().getPid()));
+    }
+
+    @Test
     void recordingEventsLandOnTheTracesThreadTracksOnItsMonotonicTimeline() throws Exception {
         int pid = (int) ProcessHandle.current().pid();
         Path out = dir.resolve("merged.pftrace");

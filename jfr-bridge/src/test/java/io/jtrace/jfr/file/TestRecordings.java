@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
@@ -34,6 +35,12 @@ final class TestRecordings {
 
     /** Workers named {@code jfr-worker-N} do nested Work slices of busy CPU (so they get sampled), markers and sleeps. */
     static Path record(Path file, int threads, int iterations) throws IOException, InterruptedException {
+        return record(file, threads, iterations, r -> r.enable("jdk.JVMInformation"));
+    }
+
+    /** {@code identity} enables the events that tell the JVM's pid, or none. */
+    static Path record(Path file, int threads, int iterations, Consumer<Recording> identity)
+            throws IOException, InterruptedException {
         try (Recording r = new Recording()) {
             r.enable("jtrace.test.Work");
             r.enable("jtrace.test.Marker");
@@ -42,7 +49,7 @@ final class TestRecordings {
             r.enable("jdk.JavaThreadStatistics").withPeriod(Duration.ofMillis(100));
             r.enable("jdk.ThreadSleep").withThreshold(Duration.ZERO);
             r.enable("jdk.ThreadStart");
-            r.enable("jdk.JVMInformation");
+            identity.accept(r);
             r.start();
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What JFR's {@code default} settings cost a service through jtrace, against the same settings through
+ * What JFR's {@code default} (or, with {@code --settings profile}, {@code profile}) settings cost a
+ * service through jtrace, against the same settings through
  * JFR's own {@code -XX:StartFlightRecording}, measured side by side: each round runs {@link ServiceWorkload}
  * in a fresh JVM once per configuration (the order rotated every round, so no configuration always
  * runs first or last) and takes its requests per second; each configuration's throughput is divided by
@@ -21,7 +22,8 @@ import java.util.Map;
  * late JFR start-up above all, inside it), and the machine's load average before and after.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.jfr.JfrOverheadHarness
- *     [--rounds 5] [--warmup 25] [--seconds 15] [--workers 4] [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] (also jtrace, both)
+ *     [--rounds 5] [--warmup 25] [--seconds 15] [--workers 4] [--settings default|profile]
+ *     [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] (also jtrace, both)
  *     [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir benchmarks-agent/target/jfr-overhead]</pre>
  *
  * The files of the last round are kept in {@code --dir} for inspection ({@code java -jar jtrace.jar
@@ -34,7 +36,7 @@ public final class JfrOverheadHarness {
     record Config(String name, String description, List<String> jvmArgs) {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = ChildRuns.options(args, "[--rounds 5] [--warmup 25] [--seconds 15] [--workers 4]"
+        Map<String, String> options = ChildRuns.options(args, "[--rounds 5] [--warmup 25] [--seconds 15] [--workers 4] [--settings default|profile]"
                 + " [--configs none,jfr,jtrace-jfr,jtrace-all-jfr] [--agent jar] [--java bin/java] [--dir dir]");
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
         long warmupMillis = (long) (Double.parseDouble(options.getOrDefault("warmup", "25")) * 1000);
@@ -46,7 +48,11 @@ public final class JfrOverheadHarness {
         }
         String java = options.getOrDefault("java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target/jfr-overhead")).toAbsolutePath());
-        Map<String, Config> all = configs(agent, dir);
+        String settings = options.getOrDefault("settings", "default");
+        if (!settings.equals("default") && !settings.equals("profile")) {
+            throw new IllegalArgumentException("--settings: default or profile, not " + settings);
+        }
+        Map<String, Config> all = configs(agent, dir, settings);
         List<Config> configs = new ArrayList<>();
         for (String name : options.getOrDefault("configs", "none,jfr,jtrace-jfr,jtrace-all-jfr").split(",")) {
             Config c = all.get(name.trim());
@@ -59,8 +65,8 @@ public final class JfrOverheadHarness {
             throw new IllegalArgumentException("the first configuration must be none: the others are divided by it");
         }
 
-        System.out.printf("java %s, %d workers, %d s warm-up + %d s measured, %d rounds, load average %s%n",
-                version(java), workers, warmupMillis / 1000, millis / 1000, rounds, loadAverage());
+        System.out.printf("java %s, JFR settings %s, %d workers, %d s warm-up + %d s measured, %d rounds, load average %s%n",
+                version(java), settings, workers, warmupMillis / 1000, millis / 1000, rounds, loadAverage());
         for (Config c : configs) {
             System.out.printf("  %-15s %s%n", c.name(), c.description());
         }
@@ -123,20 +129,22 @@ public final class JfrOverheadHarness {
         System.out.println("load average at the end: " + loadAverage());
     }
 
-    static Map<String, Config> configs(Path agent, Path dir) {
+    /** The configurations, JFR's with {@code settings} ({@code default} or {@code profile}). */
+    static Map<String, Config> configs(Path agent, Path dir, String settings) {
+        String jfr = "-XX:StartFlightRecording:settings=" + settings + ",filename=";
+        String jvmJfr = ",sources=jvm.jfr,jfr=" + settings;
         Map<String, Config> configs = new LinkedHashMap<>();
         configs.put("none", new Config("none", "no agent, no JFR", List.of()));
-        configs.put("jfr", new Config("jfr", "-XX:StartFlightRecording:settings=default,filename=…",
-                List.of("-XX:StartFlightRecording:settings=default,filename=" + dir.resolve("jfr.jfr"))));
-        configs.put("jtrace-jfr", new Config("jtrace-jfr", "jtrace, sources=jvm.jfr, jfr=default",
-                List.of("-javaagent:" + agent + "=start,file=" + dir.resolve("jtrace-jfr.pftrace") + ",sources=jvm.jfr,jfr=default")));
-        configs.put("jtrace-all-jfr", new Config("jtrace-all-jfr", "jtrace, default sources + jfr=default",
-                List.of("-javaagent:" + agent + "=start,file=" + dir.resolve("jtrace-all-jfr.pftrace") + ",jfr=default")));
+        configs.put("jfr", new Config("jfr", jfr + "…", List.of(jfr + dir.resolve("jfr.jfr"))));
+        configs.put("jtrace-jfr", new Config("jtrace-jfr", "jtrace, sources=jvm.jfr, jfr=" + settings,
+                List.of("-javaagent:" + agent + "=start,file=" + dir.resolve("jtrace-jfr.pftrace") + jvmJfr)));
+        configs.put("jtrace-all-jfr", new Config("jtrace-all-jfr", "jtrace, default sources + jfr=" + settings,
+                List.of("-javaagent:" + agent + "=start,file=" + dir.resolve("jtrace-all-jfr.pftrace") + ",jfr=" + settings)));
         configs.put("jtrace", new Config("jtrace", "jtrace, default sources (no JFR)",
                 List.of("-javaagent:" + agent + "=start,file=" + dir.resolve("jtrace.pftrace"))));
-        configs.put("both", new Config("both", "jtrace jvm.jfr and -XX:StartFlightRecording, both default, in one JVM",
-                List.of("-XX:StartFlightRecording:settings=default,filename=" + dir.resolve("both.jfr"),
-                        "-javaagent:" + agent + "=start,file=" + dir.resolve("both.pftrace") + ",sources=jvm.jfr,jfr=default")));
+        configs.put("both", new Config("both", "jtrace jvm.jfr and -XX:StartFlightRecording, both " + settings + ", in one JVM",
+                List.of(jfr + dir.resolve("both.jfr"),
+                        "-javaagent:" + agent + "=start,file=" + dir.resolve("both.pftrace") + jvmJfr)));
         return configs;
     }
 
