@@ -10,27 +10,33 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Decodes track events the way trace_processor does for the parts jtrace writes, one packet at a time:
  * per-sequence interning, packet defaults and incremental clocks, track descriptors, and begin/end
- * matched per track uuid into slices. It keeps only what decoding needs (interning tables of live sequences, the events of
- * tracks with a slice still open) and hands everything else to a {@link Listener}, so a listener that
- * counts instead of storing can check a trace of millions of events.
+ * matched per track uuid into slices. Packets, track descriptors, counters and events go to the
+ * {@link Listener} as they are read; a track's begins and ends are kept (two primitive columns per
+ * track) and paired into slices at {@link #finish()}.
  *
- * <p>A track's events can come from several sequences (a virtual thread writes through whichever
- * pooled sequence it claims, and its slice may end on another than it began on), and the file holds
- * sequences' chunks in the order the service read them, not in time order: an end can come before its
- * begin. trace_processor sorts events by timestamp before it matches begin and end; so does this
- * decoder, per track: it holds a track's events until as many ends as begins have arrived and they
- * pair up in timestamp order, then hands their slices to the listener and forgets them. A track whose
- * events never balance (a slice cut by the start or end of tracing) is held, and matched as far as it
- * goes, at {@link #finish()}.
+ * <p>Why only at the end: a track's events can come from several sequences (a virtual thread writes
+ * through whichever pooled sequence it claims, so one slice may begin on one and end on another), and
+ * the file holds sequences' chunks in the order the service read them, not in time order. Until the
+ * last packet, another sequence may still bring an edge that lies between edges already read, and
+ * pairing any earlier can pair wrongly. Seen in JfrVirtualThreadsTest under load: a virtual thread's
+ * slices 1 and 2, sequence B (read first) holding only the end E2, sequence A holding B1, E1, B2;
+ * pairing as soon as the edges held balanced made B1..E2 one slice and left E1 without a begin and B2
+ * without an end, where trace_processor shows both slices. trace_processor, given a trace without the
+ * service's flush and read-buffer events (jtrace writes none), sorts the whole trace by timestamp
+ * (ties in file order) before it parses it, and its slice tracker ends the innermost open slice of the
+ * end's track: so does {@link #finish()}.
  *
  * <p>Like trace_processor, a sequence that lost data ({@code previous_packet_dropped}) has unusable
  * incremental state until its next {@code SEQ_INCREMENTAL_STATE_CLEARED}: events that need it in
@@ -43,7 +49,7 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
 
         default void track(TrackDescriptor descriptor) {}
 
-        /** A slice whose begin and end were both seen on {@code track}. */
+        /** A slice whose begin and end were both seen on {@code track}; called from {@link #finish()}. */
         default void slice(long track, String name, List<String> categories, long begin, long end) {}
 
         default void counter(long track, double value, long timestamp) {}
@@ -101,34 +107,41 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
     private static final int MONOTONIC = 3;
     private static final int BOOTTIME = 6;
 
-    /** A slice's begin (with its name and categories) or end. */
-    private record Edge(boolean begin, long timestamp, String name, List<String> categories) {}
+    /** What a begin names: kept once per distinct name and categories, and referred to by index. */
+    private record Label(String name, List<String> categories) {}
 
     /**
-     * The events of a track not yet matched into slices, and begins minus ends among them. While every
-     * one came from one sequence (which writes in time order) they are matched as they come, and only
-     * open begins and ends without a begin (whose begin another sequence may still bring) are held; once
-     * a second sequence writes to the track, its events are held until they balance and pair up in time.
+     * A track's begins and ends in file order, held until {@link #finish()}: timestamps, and for each
+     * edge the index of its begin's {@link Label}, or -1 for an end. Two primitive columns, so a
+     * million virtual threads' tracks or a flood's millions of events on one track stay small.
      */
     private static final class PendingTrack {
-        final List<Edge> edges = new ArrayList<>(2);
-        /** One sequence's ends that came with no begin open: held in case another sequence brings it. */
-        final List<Edge> orphanEnds = new ArrayList<>(0);
-        final Sequence firstSource;
-        boolean oneSequence = true;
-        int depth;
-        /** Size at which sorting last failed to pair the events up: retried once they double, not per event. */
-        int failedAtSize;
+        long[] timestamps = new long[2];
+        int[] labels = new int[2];
+        int size;
+        /** Whether every edge so far is at or after the one before: sorting can then be skipped. */
+        boolean inOrder = true;
 
-        PendingTrack(Sequence firstSource) {
-            this.firstSource = firstSource;
+        void add(long timestamp, int label) {
+            if (size == timestamps.length) {
+                timestamps = Arrays.copyOf(timestamps, size * 2);
+                labels = Arrays.copyOf(labels, size * 2);
+            }
+            if (size > 0 && timestamp < timestamps[size - 1]) {
+                inOrder = false;
+            }
+            timestamps[size] = timestamp;
+            labels[size] = label;
+            size++;
         }
     }
 
     private final Listener listener;
     private final Map<Integer, Sequence> sequences = new HashMap<>();
-    /** Per track, events not yet matched; a track's entry is removed once they are, so it stays small. */
-    private final Map<Long, PendingTrack> pending = new HashMap<>();
+    /** Per track, in the order tracks first got an edge: its begins and ends, paired at {@link #finish()}. */
+    private final Map<Long, PendingTrack> pending = new LinkedHashMap<>();
+    private final List<Label> labels = new ArrayList<>();
+    private final Map<Label, Integer> labelIndex = new HashMap<>();
     private final LossSummary.Builder losses = new LossSummary.Builder();
     private final List<String> problems = new ArrayList<>();
     private long problemCount;
@@ -219,9 +232,12 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
                 for (long iid : e.getCategoryIidsList()) {
                     categories.add(seq.categories.get(iid));
                 }
-                edge(track, seq, new Edge(true, timestamp, name, categories));
+                edge(track, timestamp, labelIndex.computeIfAbsent(new Label(name, categories), l -> {
+                    labels.add(l);
+                    return labels.size() - 1;
+                }));
             }
-            case TYPE_SLICE_END -> edge(track, seq, new Edge(false, timestamp, null, null));
+            case TYPE_SLICE_END -> edge(track, timestamp, -1);
             case TYPE_COUNTER -> {
                 double v = e.hasDoubleCounterValue() ? e.getDoubleCounterValue() : e.getCounterValue();
                 listener.counter(track, v, timestamp);
@@ -230,97 +246,55 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
         }
     }
 
-    private void edge(long track, Sequence source, Edge edge) {
-        PendingTrack t = pending.computeIfAbsent(track, k -> new PendingTrack(source));
-        if (t.oneSequence && source != t.firstSource) {
-            t.oneSequence = false;
-            t.edges.addAll(0, t.orphanEnds); // they came before the open begins: first among equal times
-            t.orphanEnds.clear();
-        }
-        if (t.oneSequence) {
-            matchInOrder(track, t, edge);
-            return;
-        }
-        t.edges.add(edge);
-        t.depth += edge.begin() ? 1 : -1;
-        if (t.depth == 0 && t.edges.size() >= 2 * t.failedAtSize) {
-            if (pairsUpInTime(t.edges)) {
-                match(track, t.edges);
-                pending.remove(track);
-            } else {
-                t.failedAtSize = t.edges.size();
-            }
-        }
+    private void edge(long track, long timestamp, int label) {
+        pending.computeIfAbsent(track, k -> new PendingTrack()).add(timestamp, label);
     }
 
-    /** One sequence's events come in time order: an end closes the latest open begin, or waits as an orphan. */
-    private void matchInOrder(long track, PendingTrack t, Edge edge) {
-        t.depth += edge.begin() ? 1 : -1;
-        if (edge.begin()) {
-            t.edges.add(edge);
-            return;
-        }
-        if (t.edges.isEmpty()) {
-            t.orphanEnds.add(edge);
-            return;
-        }
-        Edge b = t.edges.remove(t.edges.size() - 1);
-        if (edge.timestamp() < b.timestamp()) {
-            // One sequence writes in time order, so this is a bad timestamp, not events read out of order.
-            problem("slice " + b.name() + " on track " + track + " ends at " + edge.timestamp() + ", before it begins at "
-                    + b.timestamp());
-        }
-        listener.slice(track, b.name(), b.categories(), b.timestamp(), edge.timestamp());
-        if (t.edges.isEmpty() && t.orphanEnds.isEmpty()) {
-            pending.remove(track);
-        }
-    }
-
-    /** Sorts {@code edges} by timestamp (stable: file order among equal ones) and says whether no end comes before its begin. */
-    private static boolean pairsUpInTime(List<Edge> edges) {
-        edges.sort(Comparator.comparingLong(Edge::timestamp));
-        int depth = 0;
-        for (Edge e : edges) {
-            depth += e.begin() ? 1 : -1;
-            if (depth < 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Pairs time-sorted {@code edges} innermost first and reports the slices; ends without a begin and begins without an end are problems. */
-    private void match(long track, List<Edge> edges) {
-        Deque<Edge> open = new ArrayDeque<>();
-        for (Edge e : edges) {
-            if (e.begin()) {
-                open.push(e);
-            } else if (open.isEmpty()) {
-                unmatchedEnds++;
-                problem("an end at " + e.timestamp() + " of a slice never begun on track " + track);
-            } else {
-                Edge b = open.pop();
-                listener.slice(track, b.name(), b.categories(), b.timestamp(), e.timestamp());
-            }
-        }
-        if (!open.isEmpty()) {
-            unendedSlices += open.size();
-            problem(open.size() + " slice(s) never ended on track " + track + " (first: " + open.peekLast().name() + ")");
-        }
-    }
-
-    /** Matches what tracks still hold (slices cut by the start or end of tracing); call once after the last packet. */
+    /**
+     * Pairs every track's begins and ends, as trace_processor does once it has read the whole trace:
+     * in timestamp order (file order among equal timestamps), an end closing the innermost open begin;
+     * ends without a begin and begins without an end are problems. Call once after the last packet.
+     */
     public void finish() {
         if (finished) {
             return;
         }
         finished = true;
         for (Map.Entry<Long, PendingTrack> e : pending.entrySet()) {
-            e.getValue().edges.addAll(0, e.getValue().orphanEnds);
-            pairsUpInTime(e.getValue().edges);
-            match(e.getKey(), e.getValue().edges);
+            match(e.getKey(), e.getValue());
         }
         pending.clear();
+    }
+
+    private void match(long track, PendingTrack t) {
+        Deque<Integer> open = new ArrayDeque<>();
+        for (int i : timeOrder(t)) {
+            if (t.labels[i] >= 0) {
+                open.push(i);
+            } else if (open.isEmpty()) {
+                unmatchedEnds++;
+                problem("an end at " + t.timestamps[i] + " of a slice never begun on track " + track);
+            } else {
+                int b = open.pop();
+                Label label = labels.get(t.labels[b]);
+                listener.slice(track, label.name(), label.categories(), t.timestamps[b], t.timestamps[i]);
+            }
+        }
+        if (!open.isEmpty()) {
+            unendedSlices += open.size();
+            problem(open.size() + " slice(s) never ended on track " + track + " (first: "
+                    + labels.get(t.labels[open.peekLast()]).name() + ")");
+        }
+    }
+
+    /** The track's edges by timestamp; stable, so equal timestamps keep their file order (trace_processor's tie-break). */
+    private static int[] timeOrder(PendingTrack t) {
+        if (t.inOrder) {
+            return IntStream.range(0, t.size).toArray();
+        }
+        return IntStream.range(0, t.size).boxed()
+                .sorted(Comparator.comparingLong(i -> t.timestamps[i]))
+                .mapToInt(Integer::intValue).toArray();
     }
 
     private void problem(String text) {
