@@ -15,19 +15,42 @@ import java.util.concurrent.locks.LockSupport;
  * volatile field), and never change; only each sequence's claim flag does (see {@link Sequence}).
  */
 final class SequencePool {
-    /** Full passes over the pool before an event gives up (a holder descheduled mid-event is rare). */
-    private static final int MAX_PASSES = 64;
+    /**
+     * How long an event waits for a free sequence before it is counted lost. A sequence is held for one
+     * event (well under a microsecond) unless its holder's OS thread is descheduled mid-event, which on
+     * a machine with more runnable threads than CPUs (more carriers than cores, a loaded host) lasts
+     * up to a scheduler time slice: a few milliseconds. Waiting out such a slice loses nothing; waiting
+     * longer would stall the application for a tracer that is stuck.
+     */
+    static final long MAX_WAIT_NANOS = 10_000_000L;
+    /** Passes that only spin or yield before the claimer parks between passes. */
+    private static final int BUSY_PASSES = 16;
+    private static final long PARK_NANOS = 20_000L;
 
     private final Sequence[] slots;
+    private final long maxWaitNanos;
     /** Set by the producer thread at stop; claimers that find no free slot then stop trying. */
     private volatile boolean closed;
 
     SequencePool(Sequence[] slots) {
-        this.slots = slots;
+        this(slots, MAX_WAIT_NANOS);
     }
 
+    SequencePool(Sequence[] slots, long maxWaitNanos) {
+        this.slots = slots;
+        this.maxWaitNanos = maxWaitNanos;
+    }
+
+    /**
+     * Two sequences per thread that can run at once: per CPU, or per carrier of virtual threads when
+     * {@code jdk.virtualThreadScheduler.parallelism} asks for more carriers than there are CPUs.
+     */
     static int defaultSize() {
-        return Math.min(32, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+        return sizeFor(Runtime.getRuntime().availableProcessors(), Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 0));
+    }
+
+    static int sizeFor(int cpus, int carriers) {
+        return Math.min(32, Math.max(4, 2 * Math.max(cpus, carriers)));
     }
 
     int size() {
@@ -36,13 +59,15 @@ final class SequencePool {
 
     /**
      * Claims a sequence, trying slot {@code hint} first, and returns its slot ({@link #get}); or -1
-     * when every sequence stayed busy for {@link #MAX_PASSES} passes or the pool was closed (the caller
-     * counts the event as lost).
+     * when every sequence stayed busy for {@link #MAX_WAIT_NANOS} or the pool was closed (the caller
+     * counts the event as lost). A virtual thread that parks here gives its carrier to other work.
      */
     int claim(int hint) {
         int n = slots.length;
         int start = Math.floorMod(hint, n);
-        for (int pass = 0; pass < MAX_PASSES; pass++) {
+        long deadline = 0;
+        boolean waiting = false;
+        for (int pass = 0; ; pass++) {
             for (int i = 0; i < n; i++) {
                 int index = start + i < n ? start + i : start + i - n;
                 if (slots[index].tryClaim()) {
@@ -54,11 +79,20 @@ final class SequencePool {
             }
             if (pass < 8) {
                 Thread.onSpinWait();
-            } else {
+            } else if (pass < BUSY_PASSES) {
                 Thread.yield();
+            } else {
+                // Only now the clock: the common contended claim succeeds within a few passes.
+                long now = System.nanoTime();
+                if (!waiting) {
+                    waiting = true;
+                    deadline = now + maxWaitNanos;
+                } else if (now - deadline > 0) {
+                    return -1;
+                }
+                LockSupport.parkNanos(PARK_NANOS);
             }
         }
-        return -1;
     }
 
     Sequence get(int slot) {
