@@ -64,7 +64,6 @@ final class JfrRecorder implements DataSourceInstance {
     private boolean acceptUnlisted;
     private RecordingStream stream;
     private JfrEventMapper mapper;
-    private JfrTimebase timebase;
     private boolean stopped;
     private volatile boolean clearRequested;
     private long failures;
@@ -77,8 +76,7 @@ final class JfrRecorder implements DataSourceInstance {
 
     @Override
     public synchronized void start() {
-        timebase = new JfrTimebase(ClockReader.realtimeMinusMonotonic());
-        TimeMapping time = timebase;
+        TimeMapping time = TimeMapping.monotonic(ClockReader.realtimeMinusMonotonic());
         SequenceWriter events = new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED);
         mapper = new JfrEventMapper(new DescribedTracks(process, true, Map.of(), Set.of()), time, events,
                 type -> new SequenceWriter(new TraceWriterOut(newWriter()), time.clockId(), MAX_INTERNED));
@@ -148,10 +146,6 @@ final class JfrRecorder implements DataSourceInstance {
             }
         }
         rs.enable(StopMarker.class);
-        // JFR's timebase, measured at the start of every chunk and every second (see JfrTimebase).
-        ClockMarker.registerPeriodic();
-        rs.enable(ClockMarker.ChunkStart.class).with("period", "beginChunk");
-        rs.enable(ClockMarker.Periodic.class).withPeriod(Duration.ofSeconds(1));
         rs.onClose(streamClosed::countDown);
         // Deliver promptly: a live session wants events while it runs, not a chunk later.
         rs.setMaxAge(Duration.ofSeconds(10));
@@ -166,12 +160,6 @@ final class JfrRecorder implements DataSourceInstance {
             return;
         }
         String type = event.getEventType().getName();
-        if (ClockMarker.isMarker(type)) {
-            synchronized (this) {
-                timebase.marker(event);
-            }
-            return;
-        }
         if (!enabled.contains(type) && !(acceptUnlisted && !type.startsWith("jdk."))) {
             return; // another recording's event
         }
@@ -228,8 +216,7 @@ final class JfrRecorder implements DataSourceInstance {
                         failures);
             }
             if (mapper != null) {
-                LOG.debug("jtrace jvm.jfr: wrote {} events: {}; JFR timebases seen: {}", mapper.writtenTotal(),
-                        mapper.writtenPerType(), timebase.timebases());
+                LOG.debug("jtrace jvm.jfr: wrote {} events: {}", mapper.writtenTotal(), mapper.writtenPerType());
             }
             for (TraceWriter w : writers) {
                 w.flush();
