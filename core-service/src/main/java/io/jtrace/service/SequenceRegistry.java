@@ -2,9 +2,7 @@ package io.jtrace.service;
 
 import io.jtrace.service.buffer.SequenceIdentity;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Who wrote what: a trusted_packet_sequence_id per (producer, writer), unique in the service and never
@@ -14,15 +12,12 @@ import java.util.Set;
  */
 final class SequenceRegistry implements SequenceIdentity {
     private final Map<Long, Integer> sequenceIds = new HashMap<>();
+    /** Per producer: {pid, uid, 1 if connected in this JVM}. */
     private final Map<Integer, int[]> producers = new HashMap<>();
-    private final Set<Integer> trusted = new HashSet<>();
     private int nextSequenceId = TracingService.SERVICE_SEQUENCE_ID + 1;
 
     void producerConnected(int producerId, int pid, int uid, boolean inProcess) {
-        producers.put(producerId, new int[] {pid, uid});
-        if (inProcess) {
-            trusted.add(producerId);
-        }
+        producers.put(producerId, new int[] {pid, uid, inProcess ? 1 : 0});
     }
 
     int producersSeen() {
@@ -51,6 +46,6 @@ final class SequenceRegistry implements SequenceIdentity {
 
     @Override
     public boolean trusted(int producerId) {
-        return trusted.contains(producerId);
+        return producers.get(producerId)[2] != 0;
     }
 }

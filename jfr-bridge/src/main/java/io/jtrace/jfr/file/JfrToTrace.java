@@ -92,9 +92,7 @@ public final class JfrToTrace {
         ProcessTrack process;
         if (jvm.known()) {
             process = new ProcessTrack(jvm.pid(), jvm.name(), CONVERTED_PROCESS_BASE);
-            if (!jvm.source().equals("jdk.JVMInformation")) {
-                notes.add(jfr + ": has no jdk.JVMInformation event; pid " + jvm.pid() + " is from " + jvm.source());
-            }
+            pidSourceNote(jfr, jvm, notes);
         } else {
             String name = String.valueOf(jfr.getFileName());
             process = new ProcessTrack(UNKNOWN_PID, name, CONVERTED_PROCESS_BASE);
@@ -128,8 +126,8 @@ public final class JfrToTrace {
             if (!jvm.known()) {
                 notes.add(jfr + ": the recording does not tell its JVM's pid (no jdk.JVMInformation event); its"
                         + " events went to the trace's only process, pid " + pid);
-            } else if (!jvm.source().equals("jdk.JVMInformation")) {
-                notes.add(jfr + ": has no jdk.JVMInformation event; pid " + pid + " is from " + jvm.source());
+            } else {
+                pidSourceNote(jfr, jvm, notes);
             }
             return new Target(index.maxSequenceId + 1, TimeMapping.monotonic(index.realtimeMinusMonotonic),
                     new DescribedTracks(process, false, index.threadUuids.getOrDefault(pid, Map.of()),
@@ -166,6 +164,13 @@ public final class JfrToTrace {
                     + scan.fileSize() + " bytes) that parse");
         }
         return scan;
+    }
+
+    /** Says where a known pid came from when it was not the recording's jdk.JVMInformation. */
+    private static void pidSourceNote(Path jfr, JvmIdentity jvm, List<String> notes) {
+        if (!jvm.source().equals("jdk.JVMInformation")) {
+            notes.add(jfr + ": has no jdk.JVMInformation event; pid " + jvm.pid() + " is from " + jvm.source());
+        }
     }
 
     /**
