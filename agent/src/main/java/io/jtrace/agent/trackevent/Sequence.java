@@ -89,6 +89,39 @@ final class Sequence {
         return delta;
     }
 
+    /**
+     * The hot path of a slice on an own sequence ({@link HotSequence}): writes the event in its smallest
+     * form if nothing needs more — no restart, the same name and category as the last lookup found
+     * interned (a null one is absent from the event), a timestamp not before the sequence's clock, room
+     * in the current chunk. Returns false, having written and changed nothing, otherwise.
+     */
+    boolean tryPlainEvent(int sessionGeneration, int type, Category category, String name, long timestamp) {
+        if (needsRestart(sessionGeneration)) {
+            return false;
+        }
+        int categoryIid = 0;
+        if (category != null) {
+            if (category != lastCategory) {
+                return false;
+            }
+            categoryIid = lastCategoryIid;
+        }
+        int nameIid = 0;
+        if (name != null) {
+            if (name != lastName) {
+                return false;
+            }
+            nameIid = lastNameIid;
+        }
+        long delta = timestamp - clock;
+        if (categoryIid > SmallEventEncoder.MAX_SMALL_IID || nameIid > SmallEventEncoder.MAX_SMALL_IID
+                || !SmallEventEncoder.tryWrite(writer, delta, type, categoryIid, nameIid, 0)) {
+            return false;
+        }
+        clock = timestamp;
+        return true;
+    }
+
     /** The interned id of {@code name} on this sequence, or 0. */
     int nameIid(String name) {
         if (name == lastName) {

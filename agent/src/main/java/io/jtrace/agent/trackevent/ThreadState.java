@@ -30,6 +30,8 @@ final class ThreadState {
     ActiveSession[] seenSessions;
     /** Whether the reaper knows this thread (it has held an own sequence). */
     boolean reapable;
+    /** Where this thread's plain slices go without the general route; empty for a virtual thread. */
+    final HotSequence hot;
 
     ThreadState(ProcessTrack process) {
         this.thread = Thread.currentThread();
@@ -39,6 +41,7 @@ final class ThreadState {
         this.id = virtual ? javaId : OsThreadId.current();
         this.trackUuid = virtual ? process.virtualThreadUuid(javaId) : process.threadUuid(id);
         this.firstPoolHint = (int) (javaId ^ (javaId >>> 32));
+        this.hot = virtual ? HotSequence.NONE : new HotSequence();
     }
 
     /** This thread's binding in session slot {@code slot}; its own thread only. */

@@ -474,32 +474,60 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private void route(int type, Category category, Category written, String name, long timestamp, long longValue,
                        double doubleValue, boolean isDouble, EventData data) {
         int mask = AgentBridge.sessionMask(category);
-        if (mask == 0) {
-            return;
+        if (mask != 0) {
+            route(threads.get(), mask, type, written, name, timestamp, longValue, doubleValue, isDouble, data);
         }
+    }
+
+    private void route(ThreadState t, int mask, int type, Category written, String name, long timestamp,
+                       long longValue, double doubleValue, boolean isDouble, EventData data) {
         ActiveSession[] all = sessions;
-        ThreadState t = threads.get();
         if (t.seenSessions != all) {
             closeStale(t, all);
         }
+        int sessionsLeft = mask;
         do {
-            int slot = Integer.numberOfTrailingZeros(mask);
-            mask &= mask - 1;
+            int slot = Integer.numberOfTrailingZeros(sessionsLeft);
+            sessionsLeft &= sessionsLeft - 1;
             ActiveSession session = all[slot];
             if (session != null) {
                 event(t, session, type, written, name, timestamp, longValue, doubleValue, isDouble, data);
             }
-        } while (mask != 0);
+        } while (sessionsLeft != 0);
+        t.hot.remember(t, mask, all);
+    }
+
+    /**
+     * A slice begin or end whose category goes to one session, through the thread's own sequence, with
+     * name and category interned there already: written by {@link HotSequence} without the general
+     * route, else by it. A failure in the hot path is handled as in {@link #event}: counted, never thrown.
+     */
+    private void slice(int type, Category category, Category written, String name, long timestamp) {
+        int mask = AgentBridge.sessionMask(category);
+        if (mask == 0) {
+            return;
+        }
+        ThreadState t = threads.get();
+        HotSequence hot = t.hot;
+        try {
+            if (hot.tryWrite(mask, sessions, type, written, name, timestamp)) {
+                return;
+            }
+        } catch (Throwable e) {
+            failed(hot.session(), hot.sequence(), e);
+            return;
+        }
+        route(t, mask, type, written, name, timestamp, 0, 0, false, null);
     }
 
     @Override
     public void begin(Category category, String name, long timestamp) {
-        route(TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, category, name, timestamp, 0, 0, false, null);
+        slice(TrackEvent.Type.TYPE_SLICE_BEGIN_VALUE, category, category, name, timestamp);
     }
 
     @Override
     public void end(Category category, long timestamp) {
-        route(TrackEvent.Type.TYPE_SLICE_END_VALUE, category, null, null, timestamp, 0, 0, false, null);
+        slice(TrackEvent.Type.TYPE_SLICE_END_VALUE, category, null, null, timestamp);
     }
 
     @Override
