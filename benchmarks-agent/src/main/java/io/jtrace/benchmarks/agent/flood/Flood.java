@@ -5,14 +5,22 @@ package io.jtrace.benchmarks.agent.flood;
  * and then {@code millis} more, and the process prints how many it emitted in all and what one cost its
  * thread after the warm-up (so the JIT has compiled both the workload and the tracer). The tracer is whatever the
  * JVM was started with; {@link JtraceFlood} and {@link JfrFlood} say how one slice is emitted.
+ *
+ * <p>With a fifth argument, a rate in slices per second per thread, each thread is paced instead: a
+ * batch starts no earlier than its share of the rate allows (spinning meanwhile, as a busy application
+ * thread would), so the tracer is fed a sustained rate below its maximum and what it loses there shows.
  */
 final class Flood {
+    private static final int BATCH = 256;
+
     private Flood() {}
 
     static void run(String[] args, Runnable slice) throws InterruptedException {
         int threads = Integer.parseInt(args[0]);
         long millis = Long.parseLong(args[1]);
         long warmupMillis = Long.parseLong(args[2]);
+        double ratePerThread = args.length > 3 ? Double.parseDouble(args[3]) : 0;
+        double nanosPerBatch = ratePerThread > 0 ? BATCH * 1e9 / ratePerThread : 0;
         long[] emitted = new long[threads];
         long[] measured = new long[threads];
         long[] measuredNanos = new long[threads];
@@ -27,11 +35,18 @@ final class Flood {
                 long now = System.nanoTime();
                 long measuredFrom = -1;
                 long nAtWarmupEnd = 0;
+                long paceFrom = now;
                 while (now < deadline) {
-                    for (int k = 0; k < 256; k++) {
+                    if (nanosPerBatch > 0) {
+                        long due = paceFrom + (long) (n / BATCH * nanosPerBatch);
+                        while (System.nanoTime() < due) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                    for (int k = 0; k < BATCH; k++) {
                         slice.run();
                     }
-                    n += 256;
+                    n += BATCH;
                     now = System.nanoTime();
                     if (measuredFrom < 0 && now >= warmupEnd) {
                         measuredFrom = now;

@@ -14,13 +14,23 @@ import java.util.Map;
  * emitting thread and the bytes per slice in the file.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
- *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target]</pre>
+ *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target]</pre>
+ *
+ * {@code --rate} paces each thread at that many slices per second ({@code k} and {@code m} suffixes)
+ * instead of flat out: below the rate a tracer sustains, it should lose nothing.
  */
 public final class FloodHarness {
     private FloodHarness() {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = ChildRuns.options(args, "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--agent jar] [--java bin/java] [--dir dir]");
+        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--java bin/java] [--dir dir]";
+        Map<String, String> options = ChildRuns.options(args, usage);
+        for (String key : options.keySet()) {
+            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "java", "dir").contains(key)) {
+                throw new IllegalArgumentException("unknown option --" + key + "; usage: " + usage);
+            }
+        }
+        String rate = String.valueOf(rate(options.getOrDefault("rate", "0")));
         List<Integer> threadCounts = new ArrayList<>();
         for (String t : options.getOrDefault("threads", "1,2,4").split(",")) {
             threadCounts.add(Integer.parseInt(t.trim()));
@@ -41,7 +51,7 @@ public final class FloodHarness {
             Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
             Files.deleteIfExists(trace);
             Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
-                    "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
+                    "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
             PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
             long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
             long inFile = count.begins() + count.ends();
@@ -51,7 +61,7 @@ public final class FloodHarness {
             Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
             Files.deleteIfExists(recording);
             Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
-                    "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis)));
+                    "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
             JfrRecordingCount events = JfrRecordingCount.of(recording);
             long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
             print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
@@ -60,6 +70,17 @@ public final class FloodHarness {
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
                 + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run. JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events.");
+    }
+
+    /** Slices per second per thread: a number with an optional k or m suffix; 0 for flat out. */
+    private static double rate(String text) {
+        String t = text.trim().toLowerCase();
+        double scale = t.endsWith("m") ? 1e6 : t.endsWith("k") ? 1e3 : 1;
+        double value = Double.parseDouble(scale == 1 ? t : t.substring(0, t.length() - 1)) * scale;
+        if (value < 0) {
+            throw new IllegalArgumentException("--rate must not be negative: " + text);
+        }
+        return value;
     }
 
     private static void print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
