@@ -11,7 +11,6 @@ import io.jtrace.it.trace.TrackEventDecoder;
 import io.jtrace.it.workload.ScaleWorkload;
 import io.jtrace.protos.ThreadDescriptor;
 import io.jtrace.protos.TrackDescriptor;
-import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,7 +54,7 @@ class ScaleTracesEveryThreadTest {
     private static final int CHURN_THREADS = 100_000;
     private static final int CHURN_CONCURRENT = 200;
     private static final int CHURN_SLICES = 5;
-    /** A thread-per-connection server: ten times the owned-writer budget, all alive at the same moment. */
+    /** A thread-per-connection server: well over the owned-writer budget (4096), all alive at the same moment. */
     private static final int LIVE_THREADS = 10_000;
     private static final int LIVE_SLICES = 10;
     /** A virtual-thread-per-request service. */
@@ -196,8 +195,8 @@ class ScaleTracesEveryThreadTest {
             checks.add(() -> assertTrue(REPORT_KEYS.containsAll(reported.keySet()),
                     () -> "the agent must not print to stdout; child stdout tail:\n" + ChildJvm.tail(result.stdout())));
             checks.add(() -> assertEquals(expectedSlices, reported.getOrDefault("SLICES", -1L), "slices the workload emitted"));
-            checks.add(() -> assertEquals(SharedMemoryBuffer.DEFAULT_SIZE, reported.getOrDefault("SMB_BYTES", -1L),
-                    "bytes of SMB mapped in the child: one SMB of the default size"));
+            checks.add(() -> assertEquals(AgentOptions.EMBEDDED_SMB_BYTES, reported.getOrDefault("SMB_BYTES", -1L),
+                    "bytes of SMB mapped in the child: one SMB of the embedded service's size"));
             checks.add(() -> assertTrue(reported.getOrDefault("HEAP_AFTER_KB", Long.MAX_VALUE)
                             - reported.getOrDefault("HEAP_BEFORE_KB", 0L) < MAX_HEAP_GROWTH_BYTES >> 10,
                     "heap retained after every thread ended grows by less than " + (MAX_HEAP_GROWTH_BYTES >> 20) + " MB"));
