@@ -1,5 +1,7 @@
 package io.jtrace.benchmarks.agent.flood;
 
+import java.util.concurrent.locks.LockSupport;
+
 /**
  * The flood workload: {@code threads} threads each emit slices back to back for {@code warmupMillis}
  * and then {@code millis} more, and the process prints how many it emitted in all and what one cost its
@@ -7,11 +9,14 @@ package io.jtrace.benchmarks.agent.flood;
  * JVM was started with; {@link JtraceFlood} and {@link JfrFlood} say how one slice is emitted.
  *
  * <p>With a fifth argument, a rate in slices per second per thread, each thread is paced instead: a
- * batch starts no earlier than its share of the rate allows (spinning meanwhile, as a busy application
- * thread would), so the tracer is fed a sustained rate below its maximum and what it loses there shows.
+ * batch starts no earlier than its share of the rate allows (sleeping meanwhile, as an application
+ * thread with time to spare would), so the tracer is fed a sustained rate below its maximum and what it
+ * loses there shows.
  */
 final class Flood {
     private static final int BATCH = 256;
+    /** A paced thread this far ahead of its rate sleeps (the timer's slack is about 50 us), then spins. */
+    private static final long PARK_ABOVE_NANOS = 200_000;
 
     private Flood() {}
 
@@ -39,6 +44,10 @@ final class Flood {
                 while (now < deadline) {
                     if (nanosPerBatch > 0) {
                         long due = paceFrom + (long) (n / BATCH * nanosPerBatch);
+                        long ahead = due - System.nanoTime();
+                        if (ahead > PARK_ABOVE_NANOS) {
+                            LockSupport.parkNanos(ahead - PARK_ABOVE_NANOS / 2);
+                        }
                         while (System.nanoTime() < due) {
                             Thread.onSpinWait();
                         }
