@@ -11,15 +11,12 @@ import io.jtrace.producer.DataSource;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;
-import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +49,6 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     /** Name of the counter track that holds the number of events the session lost, written at stop. */
     public static final String LOST_EVENTS_TRACK = "jtrace: lost track events";
     static final long REAP_PERIOD_MS = 100;
-    private static final long POOL_CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Logger LOG = LoggerFactory.getLogger(TrackEventDataSource.class);
 
     private final ProcessTrack process;
@@ -97,111 +93,57 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     @Override
     public DataSourceInstance create(DataSourceContext context, DataSourceConfig config) {
-        CategoryFilter filter = CategoryFilter.from(config.getTrackEventConfig());
-        return new DataSourceInstance() {
-            private ActiveSession session;
-            private TraceWriter descriptorWriter;
-            private DataSourceContext.Cancellable reaper;
+        return new TrackEventSession(this, context, config);
+    }
 
-            @Override
-            public void start() {
-                int slot = freeSlot();
-                if (slot < 0) {
-                    LOG.warn("jtrace: track_event serves at most {} sessions at once; session {} gets none",
-                            MAX_SESSIONS, config.getTracingSessionId());
-                    return;
-                }
-                reapEndedThreads();
-                // Kept open until stop: closing it retires its sequence, and the process descriptor and
-                // the loss count written at stop belong on one sequence.
-                descriptorWriter = context.newTraceWriter();
-                process.writeProcessDescriptor(descriptorWriter, true);
-                descriptorWriter.flush();
-                Sequence[] pooled = new Sequence[SequencePool.defaultSize()];
-                for (int i = 0; i < pooled.length; i++) {
-                    pooled[i] = new Sequence(context.newTraceWriter(), 0);
-                }
-                ownedBudget = Math.max(0, context.smbChunks() / 4);
-                session = new ActiveSession(slot, context, filter, new SequencePool(pooled), bridge);
-                ActiveSession[] next = sessions.clone();
-                next[slot] = session;
-                sessions = next;
-                updateCategories();
-                reaper = context.every(REAP_PERIOD_MS, TrackEventDataSource.this::reapEndedThreads);
-            }
+    ProcessTrack process() {
+        return process;
+    }
 
-            @Override
-            public void flush() {
-                // Application threads' writers cannot be flushed from here; the service scrapes their chunks.
-            }
+    AgentBridge bridge() {
+        return bridge;
+    }
 
-            @Override
-            public void clearIncrementalState() {
-                if (session != null) {
-                    session.clearIncrementalState();
-                }
-                reapEndedThreads();
-            }
+    /**
+     * Producer thread: puts {@code session} in its slot. The owned budget is set first and the sessions
+     * array published before the categories' masks name the slot (see {@link #sessions}).
+     */
+    void install(ActiveSession session, int ownedBudget) {
+        this.ownedBudget = ownedBudget;
+        ActiveSession[] next = sessions.clone();
+        next[session.slot()] = session;
+        sessions = next;
+        updateCategories();
+    }
 
-            @Override
-            public void stop() {
-                if (session == null || sessions[session.slot()] != session) {
-                    return;
-                }
-                reaper.cancel();
-                ActiveSession[] next = sessions.clone();
-                next[session.slot()] = null;
-                sessions = next;
-                updateCategories();
-                int stuck = session.pool().close(POOL_CLOSE_TIMEOUT_NANOS, session);
-                if (stuck > 0) {
-                    LOG.warn("jtrace track_event: {} shared writer(s) still busy at stop; the service scrapes them", stuck);
-                }
-                reapEndedThreads();
-                reportLoss();
-                descriptorWriter.close();
-            }
+    /** Whether {@code session} is the one in its slot now. */
+    boolean installed(ActiveSession session) {
+        return sessions[session.slot()] == session;
+    }
 
-            /**
-             * The session's loss, as a counter in the trace (0 too: "nothing lost" is worth seeing) and in
-             * the log. Live threads' own writers are still theirs: their drop counts are read as they are
-             * now (plain fields, so possibly a few events stale if such a thread is still writing).
-             */
-            private void reportLoss() {
-                long droppedByOpenWriters = 0;
-                for (ThreadState t : reapable) {
-                    SessionBinding b = t.bindingIfAny(session.slot());
-                    Sequence own = b == null ? null : b.own;
-                    if (own != null && b.session == session) {
-                        droppedByOpenWriters += own.writer.droppedPackets();
-                    }
-                }
-                long lost = session.lostEvents(droppedByOpenWriters);
-                long track = process.namedUuid("counter:" + LOST_EVENTS_TRACK);
-                // The SMB may be full right now: retry while the service frees chunks, for up to 1 s.
-                for (int attempt = 0; attempt < 100; attempt++) {
-                    long drops = descriptorWriter.droppedPackets();
-                    process.writeNamedTrack(descriptorWriter, track, LOST_EVENTS_TRACK, true);
-                    ProtoWriter p = descriptorWriter.beginPacket();
-                    // The descriptor sequence has no header (no default clock): name System.nanoTime()'s clock.
-                    EventPackets.timestamp(p, System.nanoTime(), -1);
-                    p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
-                    p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
-                    p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
-                    p.varint(TrackEvent.COUNTER_VALUE_FIELD_NUMBER, lost);
-                    p.endNested();
-                    descriptorWriter.endPacket();
-                    if (descriptorWriter.droppedPackets() == drops) {
-                        break;
-                    }
-                    LockSupport.parkNanos(10_000_000);
-                }
-                if (lost > 0) {
-                    LOG.warn("jtrace track_event: {} event(s) lost ({} without a writer, the rest dropped because "
-                            + "the shared memory buffer was full)", lost, session.lostWithoutWriterCount());
-                }
+    /** Producer thread: takes {@code session} out of its slot and out of the categories' masks. */
+    void uninstall(ActiveSession session) {
+        ActiveSession[] next = sessions.clone();
+        next[session.slot()] = null;
+        sessions = next;
+        updateCategories();
+    }
+
+    /**
+     * What the own writers of live threads dropped in {@code session}: those writers are still their
+     * threads', so their counts are read as they are now (plain fields, possibly a few events stale if
+     * such a thread is still writing).
+     */
+    long droppedByOpenWriters(ActiveSession session) {
+        long dropped = 0;
+        for (ThreadState t : reapable) {
+            SessionBinding b = t.bindingIfAny(session.slot());
+            Sequence own = b == null ? null : b.own;
+            if (own != null && b.session == session) {
+                dropped += own.writer.droppedPackets();
             }
-        };
+        }
+        return dropped;
     }
 
     /**
@@ -211,7 +153,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * happened-before its end was observed (isAlive, JLS 17.4.4), so closing its writer here races with
      * nothing. Live threads are not touched.
      */
-    private void reapEndedThreads() {
+    void reapEndedThreads() {
         for (Iterator<ThreadState> it = reapable.iterator(); it.hasNext(); ) {
             ThreadState t = it.next();
             if (!t.thread.isAlive()) {
@@ -257,7 +199,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     }
 
     /** Producer thread: a free slot for a new session, or -1. */
-    private int freeSlot() {
+    int freeSlot() {
         ActiveSession[] current = sessions;
         for (int slot = 0; slot < MAX_SESSIONS; slot++) {
             if (current[slot] == null) {
