@@ -59,8 +59,7 @@ final class EventPackets {
         }
         boolean plain = data == null || data.argCount() == 0 && data.flowCount() == 0 && data.droppedArgs() == 0;
         long delta = s.advanceClock(timestamp);
-        if (plain && !newCategory && !newName && delta >= 0 && categoryIid <= SmallEventEncoder.MAX_SMALL_IID
-                && nameIid <= SmallEventEncoder.MAX_SMALL_IID
+        if (plain && !newCategory && !newName
                 && SmallEventEncoder.tryWrite(s.writer, delta, type, categoryIid, nameIid, track)) {
             return;
         }

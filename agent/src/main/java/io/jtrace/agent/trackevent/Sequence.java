@@ -114,8 +114,7 @@ final class Sequence {
             nameIid = lastNameIid;
         }
         long delta = timestamp - clock;
-        if (categoryIid > SmallEventEncoder.MAX_SMALL_IID || nameIid > SmallEventEncoder.MAX_SMALL_IID
-                || !SmallEventEncoder.tryWrite(writer, delta, type, categoryIid, nameIid, 0)) {
+        if (!SmallEventEncoder.tryWrite(writer, delta, type, categoryIid, nameIid, 0)) {
             return false;
         }
         clock = timestamp;

@@ -54,12 +54,13 @@ final class SmallEventEncoder {
 
     /**
      * Writes the event if it fits in the writer's current chunk; returns false (nothing written) when
-     * the caller must take the general path. {@code categoryIid} and {@code nameIid} are 0 when absent,
-     * else 1..{@link #MAX_SMALL_IID}; {@code trackUuid} is 0 for the sequence's default track.
+     * the caller must take the general path: a negative timestamp, an iid above {@link #MAX_SMALL_IID}, no
+     * room. {@code categoryIid} and {@code nameIid} are 0 when absent; {@code trackUuid} is 0 for the
+     * sequence's default track.
      */
     static boolean tryWrite(TraceWriter writer, long timestamp, int type, int categoryIid, int nameIid,
                             long trackUuid) {
-        if (timestamp < 0) {
+        if (timestamp < 0 || categoryIid > MAX_SMALL_IID || nameIid > MAX_SMALL_IID) {
             return false;
         }
         int at = writer.tryReserve(MAX_SIZE + 8);

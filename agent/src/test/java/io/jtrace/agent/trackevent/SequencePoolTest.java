@@ -42,7 +42,9 @@ class SequencePoolTest {
         SequencePool pool = new SequencePool(slots, TimeUnit.MILLISECONDS.toNanos(1));
         pool.claim(0);
         pool.claim(1);
+        long started = System.nanoTime();
         assertEquals(-1, pool.claim(0), "counted lost by the caller, the application not stalled for longer");
+        assertTrue(System.nanoTime() - started >= TimeUnit.MILLISECONDS.toNanos(1), "it waited out its whole wait first");
     }
 
     @Test

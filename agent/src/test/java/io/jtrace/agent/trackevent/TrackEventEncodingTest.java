@@ -52,6 +52,31 @@ class TrackEventEncodingTest {
         }
     }
 
+    /** Past 2^14 names an iid takes three varint bytes, which only the general path writes. */
+    @Test
+    void slicesKeepTheirNamesPastTheIidsOfTwoVarintBytes() throws Exception {
+        Category category = Category.of("enc-many");
+        List<String> expected = new ArrayList<>();
+        try (RecordingContext context = new RecordingContext(dir, 8 * 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            instance.start();
+            for (int i = 0; i < SmallEventEncoder.MAX_SMALL_IID - 20; i++) {
+                TrackEvent.instant(category, "filler-" + i);
+            }
+            for (int round = 0; round < 2; round++) { // round 0 interns, round 1 finds them interned
+                for (int i = 0; i < 40; i++) { // iids on both sides of 2^14
+                    String name = "many-" + i;
+                    TrackEvent.begin(category, name);
+                    TrackEvent.end(category);
+                    expected.add(category.name() + "/" + name);
+                }
+            }
+            instance.stop();
+            assertEquals(expected, decodedSlices(context.read()));
+        }
+    }
+
     /**
      * Timestamps are deltas on the sequence's incremental clock, 1 to 3 bytes for a slice; one earlier
      * than the sequence's last (a pooled sequence, or a caller's own clock) is written whole, on

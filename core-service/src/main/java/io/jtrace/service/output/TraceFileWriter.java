@@ -54,12 +54,7 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
                 drain();
             }
             buffer[buffered] = (byte) TRACE_PACKET_TAG;
-            int at = buffered + 1;
-            if (length < 0x80) {
-                buffer[at++] = (byte) length; // the usual one-byte length, without the varint loop
-            } else {
-                at = Varints.put(buffer, at, length);
-            }
+            int at = Varints.put(buffer, buffered + 1, length);
             bytes += at - buffered + length;
             if (length > BUFFER_SIZE - FRAME_HEADER_MAX) {
                 buffered = at;
