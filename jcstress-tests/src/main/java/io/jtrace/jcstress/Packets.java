@@ -15,8 +15,8 @@ final class Packets {
     static final int FIELDS = 4;
     /** tag byte + 8 value bytes per field. */
     static final int PAYLOAD = FIELDS * 9;
-    /** A framed packet: its 4-byte size field and its payload. */
-    static final int FRAME = WireFormat.RESERVED_SIZE_BYTES + PAYLOAD;
+    /** A framed packet as the writer frames it: tag, 4-byte size field, payload, empty sequence id slot. */
+    static final int FRAME = 1 + WireFormat.RESERVED_SIZE_BYTES + PAYLOAD + WireFormat.SEQUENCE_ID_SLOT_BYTES;
     /** Uses and packets per use the frames are prepared for. */
     static final int USES = 4;
     static final int PACKETS = 4;
@@ -70,10 +70,12 @@ final class Packets {
 
     private static byte[] frame(int use, int packet) {
         ByteBuffer frame = ByteBuffer.allocate(FRAME).order(ByteOrder.LITTLE_ENDIAN);
-        frame.putInt(WireFormat.redundantVarint(PAYLOAD));
+        frame.put((byte) WireFormat.TRACE_PACKET_TAG);
+        frame.putInt(WireFormat.redundantVarint(PAYLOAD + WireFormat.SEQUENCE_ID_SLOT_BYTES));
         for (int f = 0; f < FIELDS; f++) {
             frame.put((byte) FIXED64_TAG).putLong(value(use, packet, f));
         }
+        frame.put((byte) WireFormat.TRUSTED_SEQUENCE_ID_TAG).put((byte) 0x80).put((byte) 0);
         return frame.array();
     }
 }

@@ -23,6 +23,13 @@ public final class ChunkHeader {
     public static final int FLAG_LAST_PACKET_CONTINUES_ON_NEXT = 2;
     /** A size field in this chunk is still open and will arrive as a patch. */
     public static final int FLAG_NEEDS_PATCHING = 4;
+    /**
+     * Every frame is [0x0A][varint size][bytes]: the {@code Trace.packet} field a trace file holds, not
+     * Perfetto's bare [size][bytes]. Every whole packet ends with a trusted_packet_sequence_id slot
+     * ({@link io.jtrace.shm.proto.WireFormat#SEQUENCE_ID_SLOT_BYTES}). The service stamps the slot and can
+     * then copy a run of a trusted producer's packets to a file as they are, with no work per packet.
+     */
+    public static final int FLAG_FILE_FRAMED = 8;
 
     public static final int MAX_PACKETS = 1023;
     public static final int MAX_WRITER_ID = 32767;

@@ -20,7 +20,33 @@ public final class WireFormat {
     /** Size value that marks a packet dropped by its writer. */
     public static final int DROPPED_PACKET_SIZE = MAX_RESERVED_SIZE;
 
+    /**
+     * Tag of {@code Trace.packet} (field 1, length-delimited). In a {@link
+     * io.jtrace.shm.abi.ChunkHeader#FLAG_FILE_FRAMED file-framed} chunk it opens every frame, so a run of
+     * whole packets there is already a piece of a trace file.
+     */
+    public static final int TRACE_PACKET_TAG = 1 << 3 | LENGTH_DELIMITED;
+    /** Tag of {@code TracePacket.trusted_packet_sequence_id} (field 10, varint). */
+    public static final int TRUSTED_SEQUENCE_ID_TAG = 10 << 3;
+    /**
+     * Bytes of the trusted_packet_sequence_id slot that ends every packet of a file-framed chunk: the tag
+     * and a 2-byte redundant varint, written as 0 by the producer and stamped by the service.
+     */
+    public static final int SEQUENCE_ID_SLOT_BYTES = 3;
+    /** Largest sequence id the 2 varint bytes of a slot hold. */
+    public static final int MAX_SLOT_SEQUENCE_ID = (1 << 14) - 1;
+
     private WireFormat() {}
+
+    /** The slot's 3 bytes, little-endian in an int, holding {@code sequenceId} (at most {@link #MAX_SLOT_SEQUENCE_ID}). */
+    public static int sequenceIdSlot(int sequenceId) {
+        return TRUSTED_SEQUENCE_ID_TAG | (sequenceId & 0x7F | 0x80) << 8 | (sequenceId >>> 7 & 0x7F) << 16;
+    }
+
+    /** Whether the 3 bytes at {@code data[pos]} are a sequence id slot (stamped or not). */
+    public static boolean isSequenceIdSlot(byte[] data, int pos) {
+        return data[pos] == TRUSTED_SEQUENCE_ID_TAG && data[pos + 1] < 0 && data[pos + 2] >= 0;
+    }
 
     public static int tag(int field, int wireType) {
         return (field << 3) | wireType;

@@ -15,7 +15,11 @@ import java.util.concurrent.locks.LockSupport;
  * thread-safe. Usage: {@code ProtoWriter p = w.beginPacket(); p.varint(8, ts); ...; w.endPacket();}
  *
  * <h2>Chunks and fragments</h2>
- * Each chunk holds fragments framed as [4-byte size][bytes]. A packet that does not fit in the rest of
+ * Each chunk holds fragments framed as [0x0A][size][bytes], the size a 4-byte redundant varint (1 byte
+ * for a {@link #tryReserve reserved} packet, whose size is known before it is framed), and every packet
+ * ends with a trusted_packet_sequence_id slot for the service to stamp: the chunk is
+ * {@link ChunkHeader#FLAG_FILE_FRAMED file-framed}, so the service copies runs of whole packets into a
+ * trace file as they are. This departs from Perfetto's [size][bytes] frames (DESIGN.md §3). A packet that does not fit in the rest of
  * the chunk is split: the fragment written so far is closed (flag "last packet continues on next
  * chunk"), the chunk is released to the commit thread, and the packet continues as the first fragment
  * of a new chunk (flag "first packet continues from previous chunk"). Packets of any size up to
@@ -40,7 +44,13 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private static final int NO_CHUNK = -1;
     /** A packet does not start in fewer bytes than this at the end of a chunk. */
     private static final int SMALL_TAIL = 64;
-    private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * WireFormat.RESERVED_SIZE_BYTES + 64;
+    /** The tag and a 4-byte size: the frame of a packet whose size is known only at its end. */
+    private static final int FRAME_HEADER = 1 + WireFormat.RESERVED_SIZE_BYTES;
+    /** The tag and a 1-byte size: the frame of a reserved packet of fewer than 128 bytes. */
+    private static final int SHORT_FRAME_HEADER = 2;
+    private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * FRAME_HEADER + 64;
+    private static final byte[] FRAME_TAG = {WireFormat.TRACE_PACKET_TAG};
+    private static final byte[] EMPTY_SEQUENCE_ID_SLOT = {WireFormat.TRUSTED_SEQUENCE_ID_TAG, (byte) 0x80, 0};
 
     private final ChunkArbiter arbiter;
     private final SharedMemoryAbi abi;
@@ -58,6 +68,8 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private int chunkFlags;
     private int packetCount;
     private int nextChunkId;
+    /** Frame header of the packet {@link #tryReserve} made room for: {@link #SHORT_FRAME_HEADER} or {@link #FRAME_HEADER}. */
+    private int reservedHeader;
 
     // Where to patch the size field of each open nested level that lies in a released chunk.
     private final int[] patchChunkId = new int[ProtoWriter.MAX_NESTING];
@@ -148,9 +160,10 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             // split for a few bytes' gain.
             releaseChunk();
             if (!acquireChunk(false)) {
-                enterDiscard(WireFormat.RESERVED_SIZE_BYTES);
+                enterDiscard(FRAME_HEADER);
             }
         }
+        proto.raw(FRAME_TAG, 0, 1);
         proto.beginFrame();
         return proto;
     }
@@ -167,6 +180,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             abortPacket();
             return;
         }
+        proto.raw(EMPTY_SEQUENCE_ID_SLOT, 0, WireFormat.SEQUENCE_ID_SLOT_BYTES);
         proto.endNested();
         inPacket = false;
         if (discarding) {
@@ -194,7 +208,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         discarding = false;
         recordDrop();
         if (!wasDiscarding && chunkHandle != NO_CHUNK && proto.depth() > 0) {
-            int frame = proto.sizeFieldOffset(0);
+            int frame = proto.sizeFieldOffset(0) - FRAME_TAG.length;
             if (packetCount == 0) {
                 // The abandoned fragment was the continuation promised by the previous chunk; the marker
                 // written instead is not one.
@@ -208,24 +222,41 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /**
      * Fast path for small packets: if a whole packet of up to {@code maxSize} bytes fits in the current
      * chunk, returns the offset in {@link #buffer()} where its bytes go; the caller writes them there
-     * and calls {@link #commitReserved}. Returns -1 otherwise: use {@link #beginPacket()}.
+     * and calls {@link #commitReserved}. Returns -1 otherwise: use {@link #beginPacket()}. The bytes
+     * after the packet's end up to {@code maxSize} may be written too: they are overwritten or never read.
      */
     public int tryReserve(int maxSize) {
         if (chunkHandle == NO_CHUNK || inPacket || packetCount == ChunkHeader.MAX_PACKETS) {
             return -1;
         }
         int frame = proto.position();
-        if (chunkEnd - frame < WireFormat.RESERVED_SIZE_BYTES + maxSize) {
+        int header = maxSize + WireFormat.SEQUENCE_ID_SLOT_BYTES < 0x80 ? SHORT_FRAME_HEADER : FRAME_HEADER;
+        // One byte more than the packet takes: commitReserved writes its slot with a 4-byte store.
+        if (chunkEnd - frame < header + maxSize + WireFormat.SEQUENCE_ID_SLOT_BYTES + 1) {
             return -1;
         }
-        return frame + WireFormat.RESERVED_SIZE_BYTES;
+        reservedHeader = header;
+        return frame + header;
     }
 
-    /** Completes the packet written at the offset {@link #tryReserve} returned: frames and publishes it. */
+    /**
+     * Completes the packet of {@code size} bytes written at the offset {@link #tryReserve} returned: ends
+     * it with its sequence id slot, frames it and publishes it.
+     */
     public void commitReserved(int size) {
         int frame = proto.position();
-        smb.putInt(frame, WireFormat.redundantVarint(size));
-        proto.skipTo(frame + WireFormat.RESERVED_SIZE_BYTES + size);
+        int body = frame + reservedHeader;
+        int length = size + WireFormat.SEQUENCE_ID_SLOT_BYTES;
+        // One 4-byte store writes the slot and a 0 after it, in the room tryReserve checked: that byte is
+        // not part of any published frame (the next frame, if any, overwrites it).
+        smb.putInt(body + size, WireFormat.sequenceIdSlot(0));
+        if (reservedHeader == SHORT_FRAME_HEADER) {
+            smb.putShort(frame, (short) (WireFormat.TRACE_PACKET_TAG | length << 8));
+        } else {
+            smb.put(frame, (byte) WireFormat.TRACE_PACKET_TAG);
+            smb.putInt(frame + 1, WireFormat.redundantVarint(length));
+        }
+        proto.skipTo(body + length);
         packetCount++;
         packetsWritten++;
         publish();
@@ -313,7 +344,8 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             oldFlags |= ChunkHeader.FLAG_NEEDS_PATCHING;
         }
         // Closes the old fragment's frame (in the old chunk, which we still own) and opens the new one.
-        writer.continueIn(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
+        smb.put(chunkOffset + ChunkHeader.SIZE, (byte) WireFormat.TRACE_PACKET_TAG);
+        writer.continueIn(smb, chunkOffset + ChunkHeader.SIZE + FRAME_TAG.length, chunkEnd);
         abi.publishPackets(oldOffset,
                 ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(oldCount, oldFlags)));
         release(oldHandle);
@@ -376,7 +408,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         chunkOffset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
         chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
         chunkId = nextChunkId++;
-        chunkFlags = continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0;
+        chunkFlags = ChunkHeader.FLAG_FILE_FRAMED | (continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0);
         packetCount = 0;
         abi.writeChunkHeader(chunkOffset, chunkId, writerId, ChunkHeader.packetsWord(0, chunkFlags));
         if (!continuation) {
@@ -412,8 +444,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** A fragment of size 0x0FFFFFFF and no bytes: tells the service that packets were lost here. */
     private void writeDropMarker() {
         int pos = proto.position();
-        smb.putInt(pos, WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE));
-        proto.reset(smb, pos + WireFormat.RESERVED_SIZE_BYTES, chunkEnd);
+        smb.put(pos, (byte) WireFormat.TRACE_PACKET_TAG);
+        smb.putInt(pos + 1, WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE));
+        proto.reset(smb, pos + FRAME_HEADER, chunkEnd);
         packetCount++;
         dropPending = false;
         publish();
@@ -457,7 +490,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     /** Scratch space for dropped packets: allocated on the first drop only, grown for huge fields. */
     private void growScratch(int needed) {
-        int capacity = needed + WireFormat.RESERVED_SIZE_BYTES;
+        int capacity = needed + FRAME_HEADER;
         if (scratch == null || scratch.capacity() < capacity) {
             scratch = ByteBuffer.allocate(Math.max(capacity, 4096)).order(ByteOrder.LITTLE_ENDIAN);
         }

@@ -18,13 +18,15 @@ import java.util.List;
 /**
  * Reads chunks of an SMB the way the service does: {@link #copy} takes a chunk's header and payload out
  * of shared memory (the service never parses the SMB in place); {@link Copy#frames()} splits a copy into
- * its counted [size][bytes] frames. {@link #read} parses a chunk still being written, in place, up to
- * its last published frame.
+ * its counted frames. {@link #read} parses a chunk still being written, in place, up to its last
+ * published frame. A frame is [size][bytes], or [0x0A][size][bytes] in a
+ * {@link ChunkHeader#FLAG_FILE_FRAMED file-framed} chunk, where the size may also be a 1-byte varint and
+ * every whole packet ends with a sequence id slot.
  */
 public final class ChunkFrames {
     private ChunkFrames() {}
 
-    /** One [4-byte size][bytes] frame of a chunk: where its bytes start in the payload, and how many. */
+    /** One frame of a chunk: where its bytes start in the payload, and how many. */
     public record Frame(int contentOffset, int size) {
         public boolean isDropMarker() {
             return size == WireFormat.DROPPED_PACKET_SIZE;
@@ -42,24 +44,21 @@ public final class ChunkFrames {
         }
 
         /**
-         * The counted frames. Each must be a 4-byte redundant varint size followed by that many bytes
-         * inside the payload (a drop marker has no bytes); throws {@link IllegalStateException} if not.
+         * The counted frames. Each must be a frame header followed by that many bytes inside the payload
+         * (a drop marker has no bytes); throws {@link IllegalStateException} if not.
          */
         public List<Frame> frames() {
             ByteBuffer buf = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
             List<Frame> frames = new ArrayList<>(packetCount);
             int pos = 0;
             for (int i = 0; i < packetCount; i++) {
-                if (pos + WireFormat.RESERVED_SIZE_BYTES > payload.length) {
+                long header = frameHeader(buf, pos, payload.length, hasFlag(ChunkHeader.FLAG_FILE_FRAMED));
+                if (header < 0) {
                     throw new IllegalStateException("chunk " + Integer.toUnsignedString(chunkId) + ": frame " + i
-                            + " header outside the chunk");
+                            + (header == OUTSIDE ? " header outside the chunk" : " header is malformed"));
                 }
-                int size = WireFormat.decodeRedundantVarint(buf.getInt(pos));
-                if (size < 0) {
-                    throw new IllegalStateException("chunk " + Integer.toUnsignedString(chunkId) + ": frame " + i
-                            + " size is not a 4-byte redundant varint");
-                }
-                pos += WireFormat.RESERVED_SIZE_BYTES;
+                int size = (int) header;
+                pos += (int) (header >>> 32);
                 if (size == WireFormat.DROPPED_PACKET_SIZE) {
                     frames.add(new Frame(pos, size));
                     continue;
@@ -92,6 +91,44 @@ public final class ChunkFrames {
         }
     }
 
+    private static final long OUTSIDE = -1;
+    private static final long MALFORMED = -2;
+
+    /**
+     * The frame header at {@code pos}: (header bytes << 32 | size), {@link #OUTSIDE} if it runs past
+     * {@code end}, {@link #MALFORMED} if it is not one. Sizes are 4-byte redundant varints; a file-framed
+     * chunk's frames start with the Trace.packet tag, and their sizes may also take 1 byte.
+     */
+    private static long frameHeader(ByteBuffer buf, int pos, int end, boolean fileFramed) {
+        int tag = fileFramed ? 1 : 0;
+        if (pos + tag + 1 > end) {
+            return OUTSIDE;
+        }
+        if (fileFramed && buf.get(pos) != WireFormat.TRACE_PACKET_TAG) {
+            return MALFORMED;
+        }
+        byte first = buf.get(pos + tag);
+        if (fileFramed && first >= 0) {
+            return (long) (tag + 1) << 32 | first;
+        }
+        if (pos + tag + WireFormat.RESERVED_SIZE_BYTES > end) {
+            return OUTSIDE;
+        }
+        int size = WireFormat.decodeRedundantVarint(buf.getInt(pos + tag));
+        return size < 0 ? MALFORMED : (long) (tag + WireFormat.RESERVED_SIZE_BYTES) << 32 | size;
+    }
+
+    /**
+     * A whole packet of a file-framed chunk without its sequence id slot, which must end it and must not
+     * be stamped yet (the producer writes it as 0); fails if it does not.
+     */
+    public static byte[] withoutSequenceIdSlot(byte[] packet) {
+        int slot = packet.length - WireFormat.SEQUENCE_ID_SLOT_BYTES;
+        assertTrue(slot >= 0 && WireFormat.isSequenceIdSlot(packet, slot) && packet[slot + 1] == (byte) 0x80
+                && packet[slot + 2] == 0, "the packet does not end with an empty sequence id slot");
+        return java.util.Arrays.copyOf(packet, slot);
+    }
+
     /** The layout of {@code page}, asserting it has a chunk {@code index}. */
     private static PageLayout layoutOf(SharedMemoryAbi abi, int page, int index) {
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
@@ -112,7 +149,10 @@ public final class ChunkFrames {
                 ChunkHeader.packetCount(packetsWord), ChunkHeader.flags(packetsWord), payload);
     }
 
-    /** What one chunk held, read in place. {@code packets} are the bytes of its first {@code packetCount} frames. */
+    /**
+     * What one chunk held, read in place. {@code packets} are the bytes of its first {@code packetCount}
+     * frames; of a whole packet in a file-framed chunk, without its sequence id slot.
+     */
     public record Chunk(int page, int index, PageLayout layout, int chunkId, int writerId, int packetCount,
                         int flags, List<byte[]> packets) {
         public List<TracePacket> parsed() {
@@ -139,15 +179,20 @@ public final class ChunkFrames {
         ByteBuffer buf = abi.smb().buffer();
         List<byte[]> packets = new ArrayList<>(count);
         int pos = offset + ChunkHeader.SIZE;
+        int flags = ChunkHeader.flags(packetsWord);
+        boolean fileFramed = (flags & ChunkHeader.FLAG_FILE_FRAMED) != 0;
         for (int i = 0; i < count; i++) {
-            assertTrue(pos + WireFormat.RESERVED_SIZE_BYTES <= end, "frame " + i + " header outside the chunk");
-            int size = WireFormat.decodeRedundantVarint(buf.getInt(pos));
-            assertTrue(size >= 0, "frame " + i + " size is not a redundant varint");
-            pos += WireFormat.RESERVED_SIZE_BYTES;
+            long header = frameHeader(buf, pos, end, fileFramed);
+            assertTrue(header != OUTSIDE, "frame " + i + " header outside the chunk");
+            assertTrue(header != MALFORMED, "frame " + i + " header is malformed");
+            int size = (int) header;
+            pos += (int) (header >>> 32);
             assertTrue(pos + size <= end, "frame " + i + " of " + size + " bytes runs past the chunk");
             byte[] bytes = new byte[size];
             buf.get(pos, bytes);
-            packets.add(bytes);
+            boolean fragment = (i == 0 && (flags & ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV) != 0)
+                    || (i == count - 1 && (flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0);
+            packets.add(fileFramed && !fragment ? withoutSequenceIdSlot(bytes) : bytes);
             pos += size;
         }
         return new Chunk(page, index, layout, abi.readChunkId(offset), ChunkHeader.writerId(writerAndPackets),

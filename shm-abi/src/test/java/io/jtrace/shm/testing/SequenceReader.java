@@ -241,7 +241,8 @@ public final class SequenceReader {
                     result.items.add(LOSS);
                     lossPending = false;
                 }
-                result.items.add(pending.toByteArray());
+                byte[] packet = pending.toByteArray();
+                result.items.add(c.hasFlag(ChunkHeader.FLAG_FILE_FRAMED) ? ChunkFrames.withoutSequenceIdSlot(packet) : packet);
                 pending = null;
             }
         }
