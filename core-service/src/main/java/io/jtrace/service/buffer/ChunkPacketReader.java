@@ -9,6 +9,12 @@ import io.jtrace.shm.proto.WireFormat;
  * delivered (drop markers, broken chunks, invalid packets). Service thread only. Each packet reaches the
  * sink as two parts, its bytes where they lie in the ring and a trailer of trusted fields built once
  * per chunk, so the read-out copies nothing itself.
+ *
+ * <p>A {@link ChunkHeader#FLAG_FILE_FRAMED file-framed} chunk holds its packets the way a trace file
+ * does: each frame opens with the Trace.packet tag, and each packet ends with a trusted_packet_sequence_id
+ * slot. Of a trusted producer's chunk, the reader stamps the sequence id into each slot and hands whole
+ * runs of packets to the sink in one piece ({@link PacketSink#framedPackets}): a file copies them with
+ * no work per packet. Every other packet loses its slot and gets the trailer, as in a Perfetto chunk.
  */
 final class ChunkPacketReader {
     private static final int TRUSTED_UID_FIELD = 3;
@@ -30,8 +36,11 @@ final class ChunkPacketReader {
     private int withIdentity;
     /** For the rare packet that also reports a loss or opens its sequence: the identity plus those flags. */
     private final byte[] flaggedTrailer = new byte[TRAILER_MAX];
-    /** Packets the last {@link #deliverPlainRun} delivered. */
+    /** Packets the last {@link #deliverPlainRun} or {@link #deliverFramedRun} delivered. */
     private int runPackets;
+    /** The second and third byte of a slot stamped with the sequence being read. */
+    private byte slotLow;
+    private byte slotHigh;
 
     ChunkPacketReader(BufferCounters counters) {
         this.counters = counters;
@@ -51,19 +60,32 @@ final class ChunkPacketReader {
         sequenceOnly = Varints.putField(trailer, 0, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
         withIdentity = Varints.putField(trailer, Varints.putField(trailer, sequenceOnly, TRUSTED_UID_FIELD, uid),
                 TRUSTED_PID_FIELD, pid);
+        boolean fileFramed = (chunk.flags & ChunkHeader.FLAG_FILE_FRAMED) != 0;
+        int slotBytes = fileFramed ? WireFormat.SEQUENCE_ID_SLOT_BYTES : 0;
+        boolean stampSlots = fileFramed && sequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID;
+        int slot = WireFormat.sequenceIdSlot(sequenceId);
+        slotLow = (byte) (slot >>> 8);
+        slotHigh = (byte) (slot >>> 16);
         // Packets that are neither fragments nor special: all but a last one that continues on the next chunk.
         int plainLimit = chunk.packetCount - ((chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0 ? 1 : 0);
         for (int i = 0; i < chunk.packetCount; i++) {
-            if (trusted && delivered > 0 && !seq.lossPending && i < plainLimit) {
+            if (trusted && delivered > 0 && !seq.lossPending && i < plainLimit && (stampSlots || !fileFramed)) {
                 // Past the chunk's first packet (which carries the identity) and with no loss to report, a
                 // trusted producer's packets all take the same trailer: deliver them in one tight loop, up
                 // to the first that needs a look (a drop marker, an empty or a broken frame, a fragment).
-                pos = deliverPlainRun(data, pos, end, plainLimit - i, sink);
+                pos = fileFramed ? deliverFramedRun(data, pos, end, plainLimit - i, sink)
+                        : deliverPlainRun(data, pos, end, plainLimit - i, sink);
                 delivered += runPackets;
                 i += runPackets;
                 if (i == chunk.packetCount) {
                     break;
                 }
+            }
+            if (fileFramed) {
+                if (pos >= end || data[pos] != WireFormat.TRACE_PACKET_TAG) {
+                    return abortChunk(seq, delivered);
+                }
+                pos++;
             }
             int size = end - pos >= WireFormat.RESERVED_SIZE_BYTES
                     ? WireFormat.redundantVarintAt(data, pos) : -1;
@@ -112,7 +134,7 @@ final class ChunkPacketReader {
                     seq.pendingFragment = glued;
                     continue;
                 }
-                delivered += emit(glued, 0, glued.length, seq, delivered == 0, trusted, sink);
+                delivered += emit(glued, 0, glued.length, slotBytes, seq, delivered == 0, trusted, sink);
                 continue;
             }
             if (first && seq.pendingFragment != null) {
@@ -124,9 +146,49 @@ final class ChunkPacketReader {
                 seq.pendingFragment = concat(new byte[0], data, start, size);
                 continue;
             }
-            delivered += emit(data, start, size, seq, delivered == 0, trusted, sink);
+            delivered += emit(data, start, size, slotBytes, seq, delivered == 0, trusted, sink);
         }
         return delivered;
+    }
+
+    /**
+     * Of a file-framed chunk: stamps the sequence id into the slot of up to {@code maxPackets} frames
+     * from {@code pos}, while each is a whole packet ending in a slot inside the chunk, and hands them
+     * to the sink as one run. Returns the position after the last one and leaves their number in
+     * {@link #runPackets}. Stamping writes the service's copy of the chunk (the ring), never the SMB.
+     */
+    private int deliverFramedRun(byte[] data, int pos, int end, int maxPackets, PacketSink sink) {
+        int start = pos;
+        int count = 0;
+        while (count < maxPackets && end - pos >= 2 && data[pos] == WireFormat.TRACE_PACKET_TAG) {
+            int size = data[pos + 1];
+            int header = 2;
+            if (size < 0) {
+                // Not a 1-byte size: the 4-byte form, or a frame the general path must look at.
+                if (end - pos < 1 + WireFormat.RESERVED_SIZE_BYTES) {
+                    break;
+                }
+                size = WireFormat.redundantVarintAt(data, pos + 1);
+                header = 1 + WireFormat.RESERVED_SIZE_BYTES;
+            }
+            // A drop marker's size is larger than any chunk, so the bound check stops at it too.
+            if (size <= WireFormat.SEQUENCE_ID_SLOT_BYTES || size > end - pos - header) {
+                break;
+            }
+            int slot = pos + header + size - WireFormat.SEQUENCE_ID_SLOT_BYTES;
+            if (!WireFormat.isSequenceIdSlot(data, slot)) {
+                break;
+            }
+            data[slot + 1] = slotLow;
+            data[slot + 2] = slotHigh;
+            pos = slot + WireFormat.SEQUENCE_ID_SLOT_BYTES;
+            count++;
+        }
+        if (count > 0) {
+            sink.framedPackets(data, start, pos - start, count);
+        }
+        runPackets = count;
+        return pos;
     }
 
     /**
@@ -168,8 +230,17 @@ final class ChunkPacketReader {
      * trace_processor does not need from it: every descriptor the agent writes names its process (a
      * process or thread descriptor's pid) or its parent track.
      */
-    private int emit(byte[] data, int start, int size, SequenceState seq, boolean firstOfChunk, boolean trusted,
-                     PacketSink sink) {
+    private int emit(byte[] data, int start, int size, int slotBytes, SequenceState seq, boolean firstOfChunk,
+                     boolean trusted, PacketSink sink) {
+        if (slotBytes > 0) {
+            // The packet of a file-framed chunk ends with its slot; the trailer below replaces it.
+            if (size < slotBytes || !WireFormat.isSequenceIdSlot(data, start + size - slotBytes)) {
+                counters.invalidPackets++;
+                seq.lossPending = true;
+                return 0;
+            }
+            size -= slotBytes;
+        }
         if (size == 0) {
             return 0;
         }

@@ -17,6 +17,23 @@ public interface PacketSink {
      */
     void packet(byte[] body, int bodyOffset, int bodyLength, byte[] trailer, int trailerLength);
 
+    /**
+     * {@code count} whole packets already framed as a trace file frames them, in
+     * {@code data[offset, offset + length)}: each is the Trace.packet tag, a varint size and the packet,
+     * trusted fields included. A file copies them as they are; by default each goes to {@link #packet}.
+     */
+    default void framedPackets(byte[] data, int offset, int length, int count) {
+        int pos = offset;
+        int end = offset + length;
+        while (pos < end) {
+            long sizeAndLength = Varints.read(data, pos + 1, end);
+            int body = pos + 1 + (int) (sizeAndLength >>> 32);
+            int size = (int) sizeAndLength;
+            packet(data, body, size, NO_TRAILER, 0);
+            pos = body + size;
+        }
+    }
+
     /** A sink that hands each packet to {@code whole} in one array, joined in scratch space reused between packets. */
     static PacketSink joined(WholePacketSink whole) {
         return new PacketSink() {

@@ -97,6 +97,26 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         }
     }
 
+    /** Framed already: copied into the file buffer as they are (or written straight through when larger). */
+    @Override
+    public void framedPackets(byte[] data, int offset, int length, int count) {
+        try {
+            if (buffered + length > BUFFER_SIZE) {
+                drain();
+            }
+            if (length > BUFFER_SIZE) {
+                writeFully(ByteBuffer.wrap(data, offset, length));
+            } else {
+                System.arraycopy(data, offset, buffer, buffered, length);
+                buffered += length;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        packets += count;
+        bytes += length;
+    }
+
     public long packets() {
         return packets;
     }

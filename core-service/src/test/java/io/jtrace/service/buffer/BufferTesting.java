@@ -45,6 +45,29 @@ final class BufferTesting {
         }
     };
 
+    /** {@link #IDENTITY}, trusted: an in-process producer's. */
+    static final SequenceIdentity TRUSTED_IDENTITY = new SequenceIdentity() {
+        @Override
+        public int sequenceId(int producerId, int writerId) {
+            return IDENTITY.sequenceId(producerId, writerId);
+        }
+
+        @Override
+        public int pid(int producerId) {
+            return IDENTITY.pid(producerId);
+        }
+
+        @Override
+        public int uid(int producerId) {
+            return IDENTITY.uid(producerId);
+        }
+
+        @Override
+        public boolean trusted(int producerId) {
+            return true;
+        }
+    };
+
     private BufferTesting() {}
 
     static TracePacket pkt(String name) {

@@ -8,19 +8,52 @@ import java.util.Arrays;
 
 /**
  * Builds the payload of a chunk (the bytes after its 8-byte header) by hand, the way a writer lays it
- * out: frames of [4-byte redundant varint size, little-endian][packet bytes].
+ * out: frames of [4-byte redundant varint size, little-endian][packet bytes], or, in a
+ * {@link #fileFramed file-framed} chunk, [0x0A][size][packet bytes] with each whole packet ending in an
+ * empty sequence id slot.
  */
 final class ChunkPayload {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private int count;
     private int flags;
+    private boolean fileFramed;
 
     static ChunkPayload chunk() {
         return new ChunkPayload();
     }
 
-    /** One whole packet (or fragment) framed with its redundant-varint size. */
+    /** A chunk framed as jtrace's writers frame theirs ({@link ChunkHeader#FLAG_FILE_FRAMED}). */
+    static ChunkPayload fileFramedChunk() {
+        ChunkPayload c = new ChunkPayload();
+        c.fileFramed = true;
+        return c.flags(ChunkHeader.FLAG_FILE_FRAMED);
+    }
+
+    /** {@code packet} followed by the empty sequence id slot a writer ends each packet of a file-framed chunk with. */
+    static byte[] withSlot(byte[] packet) {
+        byte[] out = Arrays.copyOf(packet, packet.length + WireFormat.SEQUENCE_ID_SLOT_BYTES);
+        out[packet.length] = (byte) WireFormat.TRUSTED_SEQUENCE_ID_TAG;
+        out[packet.length + 1] = (byte) 0x80;
+        return out;
+    }
+
+    /** A frame with a 1-byte size, as a writer's reserved small packets have in a file-framed chunk. */
+    ChunkPayload shortFrame(byte[] bytes) {
+        if (!fileFramed || bytes.length > 0x7F) {
+            throw new IllegalArgumentException("a 1-byte size frames fewer than 128 bytes of a file-framed chunk");
+        }
+        out.write(WireFormat.TRACE_PACKET_TAG);
+        out.write(bytes.length);
+        out.writeBytes(bytes);
+        count++;
+        return this;
+    }
+
+    /** One whole packet (or fragment) framed with its redundant-varint size (and tag, if file-framed). */
     ChunkPayload frame(byte[] bytes) {
+        if (fileFramed) {
+            out.write(WireFormat.TRACE_PACKET_TAG);
+        }
         int size = WireFormat.redundantVarint(bytes.length);
         out.write(size & 0xFF);
         out.write(size >>> 8 & 0xFF);
@@ -33,6 +66,9 @@ final class ChunkPayload {
 
     /** A drop marker: a frame of size 0x0FFFFFFF and no bytes, as a writer leaves where it lost packets. */
     ChunkPayload dropMarker() {
+        if (fileFramed) {
+            out.write(WireFormat.TRACE_PACKET_TAG);
+        }
         int size = WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE);
         out.write(size & 0xFF);
         out.write(size >>> 8 & 0xFF);
@@ -47,8 +83,9 @@ final class ChunkPayload {
         return out.size();
     }
 
+    /** One whole packet, with its slot if the chunk is file-framed. */
     ChunkPayload packet(TracePacket packet) {
-        return frame(packet.toByteArray());
+        return frame(fileFramed ? withSlot(packet.toByteArray()) : packet.toByteArray());
     }
 
     /** Bytes written as they are, not counted as a packet (hand-made corruption). */

@@ -33,28 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bytes that reach a file must be exactly those an untrusted producer's same chunks give.
  */
 class TrustedReadOutTest {
-    /** {@link BufferTesting#IDENTITY}, trusted. */
-    private static final SequenceIdentity TRUSTED = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return IDENTITY.sequenceId(producerId, writerId);
-        }
-
-        @Override
-        public int pid(int producerId) {
-            return IDENTITY.pid(producerId);
-        }
-
-        @Override
-        public int uid(int producerId) {
-            return IDENTITY.uid(producerId);
-        }
-
-        @Override
-        public boolean trusted(int producerId) {
-            return true;
-        }
-    };
+    private static final SequenceIdentity TRUSTED = BufferTesting.TRUSTED_IDENTITY;
 
     @TempDir
     Path dir;
