@@ -66,6 +66,7 @@ final class ProducerRegistry {
         try {
             if (producer.connected && producer.abi != null) {
                 chunkMover.commit(producer, request);
+                request.chunksFreed();
                 output.drainFilledBuffers(request);
             }
         } catch (InternalError e) {

@@ -198,7 +198,7 @@ public final class ChunkCommitter implements AutoCloseable {
 
     private CommitRequest newBatch() {
         CommitRequest reused = recycled.poll();
-        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, this::requestReleased);
+        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, this::requestReleased, this::notifyChunksFreed);
     }
 
     private void requestReleased(CommitRequest request) {

@@ -28,13 +28,16 @@ public final class CommitRequest {
 
     /** Where {@link #release()} hands the request back for reuse, or null. */
     private final Consumer<CommitRequest> recycler;
+    /** Tells the writers that chunks were freed ({@link #chunksFreed()}), or null. */
+    private final Runnable freedListener;
 
     public CommitRequest(int capacity) {
-        this(capacity, null);
+        this(capacity, null, null);
     }
 
-    CommitRequest(int capacity, Consumer<CommitRequest> recycler) {
+    CommitRequest(int capacity, Consumer<CommitRequest> recycler, Runnable freedListener) {
         this.recycler = recycler;
+        this.freedListener = freedListener;
         int n = Math.max(capacity, 1);
         pages = new int[n];
         chunks = new int[n];
@@ -105,6 +108,17 @@ public final class CommitRequest {
             retiredCount = 0;
             patches.clear();
             recycler.accept(this);
+        }
+    }
+
+    /**
+     * Called by the sink as soon as it has freed the request's chunks in the SMB, before any slower work
+     * it does next (such as writing a file): writers that found the SMB full look for a free chunk again
+     * from now on, instead of dropping until the request is released.
+     */
+    public void chunksFreed() {
+        if (freedListener != null) {
+            freedListener.run();
         }
     }
 

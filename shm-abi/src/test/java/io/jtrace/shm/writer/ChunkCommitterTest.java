@@ -91,6 +91,33 @@ class ChunkCommitterTest {
     }
 
     @Test
+    void aSinkThatFreedARequestsChunksLetsFullWritersLookAgainBeforeItReleasesTheRequest() throws Exception {
+        CompletableFuture<long[]> epochs = new CompletableFuture<>();
+        CommitSink freeing = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                // On the commit thread, which is the only other thread that advances the epoch.
+                long before = committerUnderTest.freeEpoch();
+                request.chunksFreed();
+                epochs.complete(new long[] {before, committerUnderTest.freeEpoch()});
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        };
+        try (ChunkCommitter committer = new ChunkCommitter(4, freeing, 60_000, "test-commit")) {
+            committerUnderTest = committer;
+            committer.start();
+            committer.chunkReleased(0, 0, 0);
+            committer.requestFlush(1);
+            long[] seen = epochs.get(60, TimeUnit.SECONDS);
+            assertEquals(seen[0] + 1, seen[1], "chunksFreed advanced the epoch writers check before scanning a full SMB");
+        }
+    }
+
+    private volatile ChunkCommitter committerUnderTest;
+
+    @Test
     void chunksAreCommittedWithoutAFlushOnceEnoughAreWaiting() throws Exception {
         RecordingSink sink = new RecordingSink();
         CompletableFuture<Void> committed = new CompletableFuture<>();
