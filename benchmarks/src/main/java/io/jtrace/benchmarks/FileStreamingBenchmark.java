@@ -4,7 +4,6 @@ import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.abi.ChunkHeader;
-import io.jtrace.shm.proto.WireFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,10 +22,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * The service's whole per-chunk work for a session that streams into a file, as the agent runs it:
- * chunks of steady-state slices (a trusted, in-process producer's) copied from off-heap memory (the
+ * file-framed chunks of steady-state slices (a trusted, in-process producer's) copied from off-heap memory (the
  * SMB) into a 32 MiB ring, then read out into a {@link TraceFileWriter} on {@code /dev/null} every
  * {@code drainKb} KiB, as {@code SessionOutput} does. Time per drain; per packet it is that divided by
- * {@code drainKb / 4 * 290}.
+ * {@code drainKb / 4 * 272}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,11 +56,9 @@ public class FileStreamingBenchmark {
             int pos = c * CHUNK + ChunkHeader.SIZE;
             int limit = (c + 1) * CHUNK;
             int packets = 0;
-            while (limit - pos >= 8 + begin.length + end.length) {
-                smb.putInt(pos, WireFormat.redundantVarint(begin.length)).put(pos + 4, begin);
-                pos += 4 + begin.length;
-                smb.putInt(pos, WireFormat.redundantVarint(end.length)).put(pos + 4, end);
-                pos += 4 + end.length;
+            while (limit - pos >= ReadOutFixtures.framedSize(begin) + ReadOutFixtures.framedSize(end)) {
+                pos = ReadOutFixtures.putFramed(smb, pos, begin);
+                pos = ReadOutFixtures.putFramed(smb, pos, end);
                 packets += 2;
             }
             packetsPerChunk = packets;
@@ -80,7 +77,7 @@ public class FileStreamingBenchmark {
         int chunks = drainKb / 4;
         for (int c = 0; c < chunks; c++) {
             // Two writers, as two threads' chunks interleave.
-            buffer.copyChunk(1, 1 + (c & 1), nextChunkId + (c >> 1), ChunkHeader.packetsWord(packetsPerChunk, 0), smb,
+            buffer.copyChunk(1, 1 + (c & 1), nextChunkId + (c >> 1), ReadOutFixtures.packetsWord(packetsPerChunk), smb,
                     c * CHUNK + ChunkHeader.SIZE, PAYLOAD, true);
         }
         nextChunkId += chunks / 2;

@@ -3,6 +3,9 @@ package io.jtrace.benchmarks;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.service.buffer.SequenceIdentity;
+import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.proto.WireFormat;
+import java.nio.ByteBuffer;
 
 /** What the read-out benchmarks feed the service: a producer's identity and steady-state slices. */
 final class ReadOutFixtures {
@@ -45,6 +48,37 @@ final class ReadOutFixtures {
             event.setName("n".repeat(nameBytes));
         }
         return TracePacket.newBuilder().setTimestamp(81).setSequenceFlags(2).setTrackEvent(event).build().toByteArray();
+    }
+
+    /** The packets word of a chunk of {@code packets} whole packets framed by {@link #putFramed}. */
+    static int packetsWord(int packets) {
+        return ChunkHeader.packetsWord(packets, ChunkHeader.FLAG_FILE_FRAMED);
+    }
+
+    /** Bytes {@link #putFramed} takes for {@code packet}. */
+    static int framedSize(byte[] packet) {
+        int size = packet.length + WireFormat.SEQUENCE_ID_SLOT_BYTES;
+        return (size < 0x80 ? 2 : 1 + WireFormat.RESERVED_SIZE_BYTES) + size;
+    }
+
+    /**
+     * Frames {@code packet} at {@code pos} of a little-endian buffer as a writer frames it in a
+     * file-framed chunk: tag, size (1 byte when it fits), the packet, its empty sequence id slot.
+     * Returns the position after it.
+     */
+    static int putFramed(ByteBuffer b, int pos, byte[] packet) {
+        int size = packet.length + WireFormat.SEQUENCE_ID_SLOT_BYTES;
+        b.put(pos++, (byte) WireFormat.TRACE_PACKET_TAG);
+        if (size < 0x80) {
+            b.put(pos++, (byte) size);
+        } else {
+            b.putInt(pos, WireFormat.redundantVarint(size));
+            pos += WireFormat.RESERVED_SIZE_BYTES;
+        }
+        b.put(pos, packet);
+        pos += packet.length;
+        b.put(pos++, (byte) WireFormat.TRUSTED_SEQUENCE_ID_TAG).put(pos++, (byte) 0x80).put(pos++, (byte) 0);
+        return pos;
     }
 
     /** The matching end: no name, no category, the track from the sequence's defaults. */

@@ -3,7 +3,6 @@ package io.jtrace.benchmarks;
 import io.jtrace.service.buffer.SequenceIdentity;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.ChunkHeader;
-import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.service.output.TraceFileWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -62,9 +61,10 @@ public class TraceBufferReadBenchmark {
         byte[] end = ReadOutFixtures.sliceEnd();
         payload = new byte[PAYLOAD];
         ByteBuffer b = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
-        while (b.remaining() >= 8 + begin.length + end.length) {
-            b.putInt(WireFormat.redundantVarint(begin.length)).put(begin);
-            b.putInt(WireFormat.redundantVarint(end.length)).put(end);
+        int pos = 0;
+        while (PAYLOAD - pos >= ReadOutFixtures.framedSize(begin) + ReadOutFixtures.framedSize(end)) {
+            pos = ReadOutFixtures.putFramed(b, pos, begin);
+            pos = ReadOutFixtures.putFramed(b, pos, end);
             packetsPerChunk += 2;
         }
     }
@@ -83,7 +83,7 @@ public class TraceBufferReadBenchmark {
     @Setup(Level.Invocation)
     public void fill() {
         for (int i = 0; i < CHUNKS; i++) {
-            buffer.copyChunk(1, 1 + i % 8, nextChunkId + i / 8, ChunkHeader.packetsWord(packetsPerChunk, 0),
+            buffer.copyChunk(1, 1 + i % 8, nextChunkId + i / 8, ReadOutFixtures.packetsWord(packetsPerChunk),
                     payload.clone(), true);
         }
         nextChunkId += CHUNKS / 8;

@@ -36,7 +36,7 @@ final class ChunkPacketReader {
     private int withIdentity;
     /** For the rare packet that also reports a loss or opens its sequence: the identity plus those flags. */
     private final byte[] flaggedTrailer = new byte[TRAILER_MAX];
-    /** Packets the last {@link #deliverPlainRun} or {@link #deliverFramedRun} delivered. */
+    /** Packets the last {@link #deliverFramedRun} delivered. */
     private int runPackets;
     /** The second and third byte of a slot stamped with the sequence being read. */
     private byte slotLow;
@@ -69,12 +69,12 @@ final class ChunkPacketReader {
         // Packets that are neither fragments nor special: all but a last one that continues on the next chunk.
         int plainLimit = chunk.packetCount - ((chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0 ? 1 : 0);
         for (int i = 0; i < chunk.packetCount; i++) {
-            if (trusted && delivered > 0 && !seq.lossPending && i < plainLimit && (stampSlots || !fileFramed)) {
+            if (stampSlots && trusted && delivered > 0 && !seq.lossPending && i < plainLimit) {
                 // Past the chunk's first packet (which carries the identity) and with no loss to report, a
-                // trusted producer's packets all take the same trailer: deliver them in one tight loop, up
-                // to the first that needs a look (a drop marker, an empty or a broken frame, a fragment).
-                pos = fileFramed ? deliverFramedRun(data, pos, end, plainLimit - i, sink)
-                        : deliverPlainRun(data, pos, end, plainLimit - i, sink);
+                // trusted producer's packets need nothing but their sequence id: stamp them and hand them
+                // over as one run, up to the first that needs a look (a drop marker, an empty or a broken
+                // frame, a fragment).
+                pos = deliverFramedRun(data, pos, end, plainLimit - i, sink);
                 delivered += runPackets;
                 i += runPackets;
                 if (i == chunk.packetCount) {
@@ -186,26 +186,6 @@ final class ChunkPacketReader {
         }
         if (count > 0) {
             sink.framedPackets(data, start, pos - start, count);
-        }
-        runPackets = count;
-        return pos;
-    }
-
-    /**
-     * Delivers up to {@code maxPackets} frames from {@code pos} as they are, with the sequence-only
-     * trailer, while each is plain: 4-byte size header, not a drop marker, not empty, inside the chunk.
-     * Returns the position after the last one delivered and leaves their number in {@link #runPackets}.
-     */
-    private int deliverPlainRun(byte[] data, int pos, int end, int maxPackets, PacketSink sink) {
-        int count = 0;
-        while (count < maxPackets && end - pos >= WireFormat.RESERVED_SIZE_BYTES) {
-            int size = WireFormat.redundantVarintAt(data, pos);
-            if (size <= 0 || size == WireFormat.DROPPED_PACKET_SIZE || size > end - pos - WireFormat.RESERVED_SIZE_BYTES) {
-                break;
-            }
-            sink.packet(data, pos + WireFormat.RESERVED_SIZE_BYTES, size, trailer, sequenceOnly);
-            pos += WireFormat.RESERVED_SIZE_BYTES + size;
-            count++;
         }
         runPackets = count;
         return pos;

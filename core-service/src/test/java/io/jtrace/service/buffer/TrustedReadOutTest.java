@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The read-out of a trusted (in-process) producer's chunks: its plain packets go to the sink in one
- * tight loop, unvalidated. Except for what trust changes on purpose (no walk, so no track descriptor is found), the
- * bytes that reach a file must be exactly those an untrusted producer's same chunks give.
+ * The read-out of a trusted (in-process) producer's Perfetto-framed chunks: its packets go to the sink
+ * unvalidated. Except for what trust changes on purpose (no walk, so no track descriptor is found), the
+ * bytes that reach a file must be exactly those an untrusted producer's same chunks give. (jtrace's own
+ * writers file-frame their chunks: {@link FileFramedReadOutTest}.)
  */
 class TrustedReadOutTest {
     private static final SequenceIdentity TRUSTED = BufferTesting.TRUSTED_IDENTITY;
