@@ -73,7 +73,7 @@ public class PacketPublicationTest {
             int offset = abi.chunkOffset(0, ChunkArbiter.DEFAULT_LAYOUT, 0);
             int word = abi.readWriterAndPackets(offset);
             boolean whole = ChunkHeader.writerId(word) == writer.writerId()
-                    && ChunkHeader.packetsWordOf(word) == ChunkHeader.packetsWord(PACKETS, 0)
+                    && ChunkHeader.packetsWordOf(word) == ChunkHeader.packetsWord(PACKETS, ChunkHeader.FLAG_FILE_FRAMED)
                     && abi.readChunkId(offset) == 0
                     && Packets.intact(abi.smb().buffer(), offset + ChunkHeader.SIZE, 0, PACKETS);
             r.r2 = whole ? 1 : -1;
