@@ -3,6 +3,8 @@ package io.jtrace.shm.writer;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV1_PAYLOAD;
 import static io.jtrace.shm.writer.TraceWriterTest.flagsOf;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV4_PAYLOAD;
+import static io.jtrace.shm.writer.TraceWriterTest.FRAGMENT_HEADER;
+import static io.jtrace.shm.writer.TraceWriterTest.FRAME_OVERHEAD;
 import static io.jtrace.shm.writer.TraceWriterTest.small;
 import static io.jtrace.shm.writer.TraceWriterTest.withFrameSize;
 import static io.jtrace.shm.writer.TraceWriterTest.write;
@@ -20,6 +22,7 @@ import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.WireFormat;
+import io.jtrace.shm.testing.ChunkFrames;
 import io.jtrace.shm.testing.ChunkFrames.Copy;
 import io.jtrace.shm.testing.ChunkFrames.Frame;
 import io.jtrace.shm.testing.SequenceReader;
@@ -59,11 +62,34 @@ class TraceWriterFragmentTest extends SmbRigFixture {
     /** A packet holding only a synchronization marker, whose frame is exactly {@code frameBytes}. */
     private static byte[] markerForFrame(int frameBytes, Random r) {
         for (int n = frameBytes; n >= 0; n--) {
-            if (4 + 2 + WireFormat.varintSize(n) + n == frameBytes) {
+            if (FRAME_OVERHEAD + 2 + WireFormat.varintSize(n) + n == frameBytes) {
                 return randomBytes(r, n);
             }
         }
         throw new AssertionError("no marker for a frame of " + frameBytes);
+    }
+
+    /** The frame of {@code small(1)} written field by field. */
+    private static final int SMALL_FRAME = FRAME_OVERHEAD + small(1).getSerializedSize();
+
+    /** A distinct packet of 2 bytes for each {@code i}, whose timestamp cycles through 1..127. */
+    private static TracePacket tiny(int i) {
+        return small(i % 127 + 1);
+    }
+
+    /**
+     * Writes {@code p} the way a small track event is written: reserved, with a 1-byte size (7 bytes in
+     * all for {@link #tiny} packets); field by field when the chunk has no room or count left for it.
+     */
+    private static void writeReserved(TraceWriter w, TracePacket p) {
+        byte[] bytes = p.toByteArray();
+        int at = w.tryReserve(bytes.length);
+        if (at < 0) {
+            write(w, p);
+            return;
+        }
+        w.buffer().put(at, bytes);
+        w.commitReserved(bytes.length);
     }
 
     private static TracePacket markerPacket(byte[] marker) {
@@ -84,8 +110,8 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         rig = new SmbRig(dir, 64 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         Random r = new Random(1);
-        byte[] marker = markerForFrame(DIV4_PAYLOAD - 6, r);
-        write(w, small(1)); // a 6-byte frame
+        byte[] marker = markerForFrame(DIV4_PAYLOAD - SMALL_FRAME, r);
+        write(w, small(1));
         writeMarker(w, marker);
         write(w, small(3));
         rig.flush(w);
@@ -103,8 +129,8 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         rig = new SmbRig(dir, 64 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         write(w, small(1));
-        // frame 4 + track_event tag 1 + size 4 + name tag 2 + length 2 + name
-        String name = "n".repeat(DIV4_PAYLOAD - 6 - 4 - 1 - 4 - 2 - 2);
+        // frame header and slot + track_event tag 1 + size 4 + name tag 2 + length 2 + name
+        String name = "n".repeat(DIV4_PAYLOAD - SMALL_FRAME - FRAME_OVERHEAD - 1 - 4 - 2 - 2);
         ProtoWriter p = w.beginPacket();
         p.beginNested(11);
         p.string(23, name);
@@ -125,7 +151,7 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         rig = new SmbRig(dir, 64 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         Random r = new Random(2);
-        byte[] marker = markerForFrame(DIV4_PAYLOAD - 6 + 1, r);
+        byte[] marker = markerForFrame(DIV4_PAYLOAD - SMALL_FRAME + 1, r);
         write(w, small(1));
         writeMarker(w, marker);
         write(w, small(3));
@@ -135,7 +161,7 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         assertEquals(List.of(2, 2), chunks.stream().map(Copy::packetCount).collect(Collectors.toList()));
         Frame head = chunks.get(0).frames().get(1);
         assertEquals(DIV4_PAYLOAD, head.contentOffset() + head.size(), "the first fragment fills the chunk");
-        assertEquals(1, chunks.get(1).frames().get(0).size(), "the one byte over is the second fragment");
+        assertEquals(1, chunks.get(1).frames().get(0).size(), "the one byte over (the slot's last) is the second fragment");
         assertEquals(List.of(small(1), markerPacket(marker), small(3)),
                 rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertEquals(0, w.droppedPackets());
@@ -229,17 +255,18 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         Random r = new Random(spanned);
         int start = DIV4_PAYLOAD - 100;
         TracePacket filler = withFrameSize(1, start, r);
-        // Our packet's layout in chunk 0's payload: frame at start, timestamp (2 bytes), track_event tag
-        // at +6 and size field at +7, annotation tag at +11 and size field at +12, name at +16 (3 bytes),
-        // proto_value tag at +19. Each continuation chunk (DIV1) carries 4 + 4076 content bytes.
-        int eventSizeField = start + 7;
-        int annotationSizeField = start + 12;
-        int room = DIV1_PAYLOAD - 4;
+        // Our packet's layout in chunk 0's payload: frame tag at start and size at +1, timestamp (2 bytes)
+        // at +5, track_event tag at +7 and size field at +8, annotation tag at +12 and size field at +13,
+        // name at +17 (3 bytes), proto_value tag at +20. Each continuation chunk (DIV1) carries a frame
+        // header and 4075 content bytes.
+        int eventSizeField = start + 8;
+        int annotationSizeField = start + 13;
+        int room = DIV1_PAYLOAD - FRAGMENT_HEADER;
         int valueLength = 20;
         if (spanned > 0) {
             int after = (spanned - 1) * room + room / 2; // content bytes beyond chunk 0
             for (int lengthBytes = 1; lengthBytes <= 3; lengthBytes++) {
-                int length = DIV4_PAYLOAD - (start + 20 + lengthBytes) + after;
+                int length = DIV4_PAYLOAD - (start + 21 + lengthBytes) + after;
                 if (WireFormat.varintSize(length) == lengthBytes) {
                     valueLength = length;
                 }
@@ -284,14 +311,14 @@ class TraceWriterFragmentTest extends SmbRigFixture {
 
     @Test
     void patchAtTheEarliestOffsetOfAChunkPayload() throws IOException {
-        // Offsets 0..3 of a payload always hold its first frame's size and offset 4 a tag, so the first
-        // size field a patch can target is at 5: here once in the writer's first chunk and once right
-        // after the frame of a continuation chunk.
+        // Offsets 0..4 of a payload always hold its first frame's tag and size and offset 5 a field's
+        // tag, so the first size field a patch can target is at 6: here once in the writer's first chunk
+        // and once right after the frame of a continuation chunk.
         rig = new SmbRig(dir, 256 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         String first = "a".repeat(3 * DIV4_PAYLOAD);
         ProtoWriter p = w.beginPacket();
-        p.beginNested(11); // size field at offset 5 of chunk 0
+        p.beginNested(11); // size field at offset 6 of chunk 0
         p.string(23, first);
         p.endNested();
         w.endPacket();
@@ -302,8 +329,8 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         int start = DIV4_PAYLOAD - 100;
         TracePacket filler = withFrameSize(1, start, new Random(5));
         write(w, filler);
-        // frame 4, timestamp 2, interned_data tag 1 + size 4, event_names tag 1 + size 4, iid 2, name tag 1 + length 1
-        String pad = "p".repeat(100 - 4 - 20);
+        // frame 5, timestamp 2, interned_data tag 1 + size 4, event_names tag 1 + size 4, iid 2, name tag 1 + length 1
+        String pad = "p".repeat(100 - 4 - 21);
         String second = "b".repeat(2 * DIV1_PAYLOAD);
         p = w.beginPacket();
         p.varint(8, 2);
@@ -313,7 +340,7 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         p.string(2, pad);
         p.endNested();
         p.endNested();
-        p.beginNested(11); // continues first: size field at offset 5 of the next chunk
+        p.beginNested(11); // continues first: size field at offset 6 of the next chunk
         p.string(23, second);
         p.endNested();
         w.endPacket();
@@ -325,11 +352,11 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         List<CommitRequest.Patch> patches = rig.patchesOf(w.writerId());
         assertEquals(2, patches.size(), patches.toString());
         assertEquals(0, patches.get(0).chunkId());
-        assertEquals(5, patches.get(0).offset());
-        int fillerChunk = rig.chunksOf(w.writerId()).stream().filter(c -> c.packetCount() == 2 && c.flags() == LAST)
+        assertEquals(FRAGMENT_HEADER + 1, patches.get(0).offset());
+        int fillerChunk = rig.chunksOf(w.writerId()).stream().filter(c -> c.packetCount() == 2 && c.hasFlag(LAST))
                 .findFirst().orElseThrow().chunkId();
         assertEquals(fillerChunk + 1, patches.get(1).chunkId(), "the continuation chunk");
-        assertEquals(5, patches.get(1).offset());
+        assertEquals(FRAGMENT_HEADER + 1, patches.get(1).offset());
         assertTrue(!patches.get(0).hasMorePatches() && !patches.get(1).hasMorePatches());
         assertEquals(List.of(
                 TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder().setName(first)).build(),
@@ -348,9 +375,9 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         int start = DIV4_PAYLOAD - 100;
         TracePacket filler = withFrameSize(1, start, new Random(6));
         write(w, filler);
-        // frame 4, timestamp 2, track_event tag 1 + size 4 (at start + 7), name tag 2 + length 1 + pad,
+        // frame 5, timestamp 2, track_event tag 1 + size 4 (at start + 8), name tag 2 + length 1 + pad,
         // then an annotation's tag 1 and size field 4 ending exactly at the chunk's end.
-        String pad = "p".repeat(100 - 4 - 2 - 5 - 3 - 5);
+        String pad = "p".repeat(100 - 5 - 2 - 5 - 3 - 5);
         String name = "z".repeat(500);
         ProtoWriter p = w.beginPacket();
         p.varint(8, 2);
@@ -366,9 +393,9 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         assertEquals(List.of(LAST | PATCH, FIRST), flagsOf(chunks));
         assertEquals(List.of(
                 new CommitRequest.Patch(w.writerId(), 0, DIV4_PAYLOAD - 4, WireFormat.redundantVarint(annotationSize), true),
-                new CommitRequest.Patch(w.writerId(), 0, start + 7, WireFormat.redundantVarint(eventSize), false)),
+                new CommitRequest.Patch(w.writerId(), 0, start + 8, WireFormat.redundantVarint(eventSize), false)),
                 rig.patchesOf(w.writerId()));
-        assertEquals(4, chunks.get(1).frames().get(0).contentOffset(), "the annotation's content opens the next chunk");
+        assertEquals(FRAGMENT_HEADER, chunks.get(1).frames().get(0).contentOffset(), "the annotation's content opens the next chunk");
         assertEquals(List.of(filler, TracePacket.newBuilder().setTimestamp(2).setTrackEvent(TrackEvent.newBuilder().setName(pad)
                 .addDebugAnnotations(DebugAnnotation.newBuilder().setName(name))).build()),
                 rig.sequence(w.writerId()).assertWellFormed().timeline());
@@ -475,13 +502,13 @@ class TraceWriterFragmentTest extends SmbRigFixture {
 
     @Test
     void noChunkHoldsMoreThan1023PacketsAndThe1024thStartsTheNextChunk() throws IOException {
-        // 32 KiB pages: a DIV4 chunk has room for far more than 1023 tiny packets, so the count limit binds.
+        // 32 KiB pages: a DIV4 chunk has room for more than 1023 tiny reserved packets, so the count limit binds.
         rig = new SmbRig(dir, 64 * 1024, 32 * 1024);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         List<TracePacket> expected = new ArrayList<>();
         for (int i = 0; i < 3000; i++) {
-            TracePacket p = small(i + 1);
-            write(w, p);
+            TracePacket p = tiny(i);
+            writeReserved(w, p);
             expected.add(p);
         }
         rig.flush(w);
@@ -489,7 +516,8 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         assertEquals(List.of(1023, 1023, 954), chunks.stream().map(Copy::packetCount).collect(Collectors.toList()));
         assertEquals(List.of(0, 1, 2), rig.chunkIdsOf(w.writerId()));
         assertEquals(List.of(0, 0, 0), flagsOf(chunks));
-        assertEquals(small(1024), TracePacket.parseFrom(chunks.get(1).frameBytes(chunks.get(1).frames().get(0))));
+        assertEquals(tiny(1023), TracePacket.parseFrom(ChunkFrames.withoutSequenceIdSlot(
+                chunks.get(1).frameBytes(chunks.get(1).frames().get(0)))), "the 1024th packet opens the second chunk");
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertEquals(0, w.droppedPackets());
     }
@@ -501,22 +529,21 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         Random r = new Random(10);
         List<Object> expected = new ArrayList<>();
         for (int i = 0; i < 1022; i++) {
-            write(w, small(i + 1));
-            expected.add(small(i + 1));
+            writeReserved(w, tiny(i));
+            expected.add(tiny(i));
         }
-        // 1022 six-byte frames leave ~2 KiB of the 8 KiB chunk: this packet spans.
+        // 1022 seven-byte frames leave ~1 KiB of the 8 KiB chunk: this packet spans.
         TracePacket big = TraceWriterTest.withMarker(5000, 3000, r);
         write(w, big);
         expected.add(big);
         for (int i = 0; i < 1030; i++) {
-            write(w, small(10_000 + i));
-            expected.add(small(10_000 + i));
+            writeReserved(w, tiny(i));
+            expected.add(tiny(i));
         }
         rig.flush(w);
         List<Copy> chunks = rig.chunksOf(w.writerId());
         assertEquals(1023, chunks.get(0).packetCount(), "1022 packets and the first fragment");
-        assertEquals(LAST, chunks.get(0).flags());
-        assertEquals(FIRST, chunks.get(1).flags());
+        assertEquals(List.of(LAST, FIRST), flagsOf(chunks).subList(0, 2));
         assertTrue(chunks.stream().allMatch(c -> c.packetCount() <= ChunkHeader.MAX_PACKETS));
         assertEquals(1023, chunks.get(1).packetCount(), "the last fragment and 1022 packets");
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());

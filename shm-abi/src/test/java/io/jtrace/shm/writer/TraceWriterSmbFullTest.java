@@ -4,6 +4,7 @@ import static io.jtrace.shm.testing.SequenceReader.LOSS;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV1_PAYLOAD;
 import static io.jtrace.shm.writer.TraceWriterTest.flagsOf;
 import static io.jtrace.shm.writer.TraceWriterTest.DIV4_PAYLOAD;
+import static io.jtrace.shm.writer.TraceWriterTest.FRAGMENT_HEADER;
 import static io.jtrace.shm.writer.TraceWriterTest.small;
 import static io.jtrace.shm.writer.TraceWriterTest.withMarker;
 import static io.jtrace.shm.writer.TraceWriterTest.write;
@@ -130,8 +131,8 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         assertEquals(3, chunks.get(1).packetCount(), "the drop marker counts as a packet");
         Frame marker = chunks.get(1).frames().get(0);
         assertTrue(marker.isDropMarker());
-        assertEquals(4, marker.contentOffset(), "the drop marker opens the chunk");
-        assertEquals(8, chunks.get(1).frames().get(1).contentOffset(), "and has no bytes");
+        assertEquals(FRAGMENT_HEADER, marker.contentOffset(), "the drop marker opens the chunk");
+        assertEquals(2 * FRAGMENT_HEADER, chunks.get(1).frames().get(1).contentOffset(), "and has no bytes");
         assertEquals(4, w.packetsWritten());
     }
 
@@ -188,12 +189,13 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         rig = new SmbRig(dir, 64 * 4096, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
         write(w, small(1));
-        int room = DIV1_PAYLOAD - 4;
+        int room = DIV1_PAYLOAD - FRAGMENT_HEADER;
         int valueLength = reached == 1 ? 50 : DIV4_PAYLOAD + (reached - 2) * room + 1000;
         ProtoWriter p = w.beginPacket();
         p.varint(8, 2);
-        p.beginNested(11); // after small(1)'s 6 bytes, our frame (4) and timestamp (2): tag at 12, size field at 13
-        p.beginNested(4);  // tag at 17, size field at 18
+        // After small(1)'s 10 bytes (tag, size, 2 bytes, slot), our frame's tag and size (5) and timestamp (2):
+        p.beginNested(11); // tag at 17, size field at 18
+        p.beginNested(4);  // tag at 22, size field at 23
         p.string(10, "n");
         p.bytes(14, new byte[valueLength], 0, valueLength);
         List<Integer> stolen = rig.stealAllChunks();
@@ -208,11 +210,11 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         List<Copy> chunks = rig.chunksOf(w.writerId());
         assertEquals(reached, chunks.size(), "every chunk the packet reached was handed over");
         List<CommitRequest.Patch> expectedPatches = reached == 1 ? List.of() : List.of(
-                new CommitRequest.Patch(w.writerId(), 0, 18, ZERO, true),
-                new CommitRequest.Patch(w.writerId(), 0, 13, ZERO, false));
+                new CommitRequest.Patch(w.writerId(), 0, 23, ZERO, true),
+                new CommitRequest.Patch(w.writerId(), 0, 18, ZERO, false));
         assertEquals(expectedPatches, rig.patchesOf(w.writerId()), "the size fields left behind are closed");
         if (reached > 1) {
-            assertEquals(LAST | PATCH, chunks.get(0).flags());
+            assertEquals(LAST | PATCH, flagsOf(chunks).get(0));
             assertEquals(0, chunks.get(reached - 1).packetCount(), "the unfinished fragment is not counted");
         } else {
             assertEquals(1, chunks.get(0).packetCount(), "only the packet before");
@@ -384,8 +386,8 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         write(w, small(1));
         ProtoWriter p = w.beginPacket();
         p.varint(8, 2);
-        p.beginNested(11); // size field at 13 of chunk 0
-        p.beginNested(4);  // at 18
+        p.beginNested(11); // size field at 18 of chunk 0
+        p.beginNested(4);  // at 23
         p.string(10, "n");
         p.bytes(14, new byte[DIV4_PAYLOAD + 1000], 0, DIV4_PAYLOAD + 1000); // into chunk 1
         w.abortPacket();
@@ -398,8 +400,8 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
         assertEquals(List.of(LAST | PATCH, 0), flagsOf(chunks),
                 "the chunk after holds a drop marker, not the promised continuation");
         assertTrue(chunks.get(1).frames().get(0).isDropMarker());
-        assertEquals(List.of(new CommitRequest.Patch(w.writerId(), 0, 18, ZERO, true),
-                new CommitRequest.Patch(w.writerId(), 0, 13, ZERO, false)), rig.patchesOf(w.writerId()));
+        assertEquals(List.of(new CommitRequest.Patch(w.writerId(), 0, 23, ZERO, true),
+                new CommitRequest.Patch(w.writerId(), 0, 18, ZERO, false)), rig.patchesOf(w.writerId()));
         assertEquals(List.of(small(1), LOSS, small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
     }
 

@@ -1,6 +1,7 @@
 package io.jtrace.shm.writer;
 
 import static io.jtrace.shm.testing.SequenceReader.LOSS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.jtrace.protos.DebugAnnotation;
+import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.abi.ChunkHeader;
@@ -17,6 +19,7 @@ import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.ProtoWriter;
+import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.testing.ChunkFrames;
 import io.jtrace.shm.testing.ChunkFrames.Chunk;
 import io.jtrace.shm.testing.ChunkFrames.Copy;
@@ -26,6 +29,7 @@ import io.jtrace.shm.testing.SmbRigFixture;
 import io.jtrace.shm.testing.TestPackets;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Collectors;
@@ -39,6 +43,10 @@ class TraceWriterTest extends SmbRigFixture {
     /** Payload bytes of a DIV4 / DIV1 chunk on a 4 KiB page (chunk size minus its 8-byte header). */
     static final int DIV4_PAYLOAD = PageLayout.DIV4.chunkSize(4096) - ChunkHeader.SIZE;
     static final int DIV1_PAYLOAD = PageLayout.DIV1.chunkSize(4096) - ChunkHeader.SIZE;
+    /** A fragment's frame header in a chunk: the Trace.packet tag and a 4-byte size. */
+    static final int FRAGMENT_HEADER = 1 + WireFormat.RESERVED_SIZE_BYTES;
+    /** What a whole packet written field by field takes in a chunk besides its bytes: frame header and sequence id slot. */
+    static final int FRAME_OVERHEAD = FRAGMENT_HEADER + WireFormat.SEQUENCE_ID_SLOT_BYTES;
 
     static void write(TraceWriter w, TracePacket p) {
         ProtoWriter proto = w.beginPacket();
@@ -57,11 +65,11 @@ class TraceWriterTest extends SmbRigFixture {
         return TracePacket.newBuilder().setTimestamp(ts).setSynchronizationMarker(ByteString.copyFrom(marker)).build();
     }
 
-    /** A packet of timestamp + marker whose frame ([4-byte size][packet]) is exactly {@code frameBytes}. */
+    /** A packet of timestamp + marker whose frame ([tag][4-byte size][packet][slot]) is exactly {@code frameBytes}. */
     static TracePacket withFrameSize(long ts, int frameBytes, Random r) {
         for (int n = frameBytes; n >= 0; n--) {
             TracePacket p = withMarker(ts, n, r);
-            if (4 + p.getSerializedSize() == frameBytes) {
+            if (FRAME_OVERHEAD + p.getSerializedSize() == frameBytes) {
                 return p;
             }
         }
@@ -72,9 +80,12 @@ class TraceWriterTest extends SmbRigFixture {
         return IntStream.range(0, n).boxed().collect(Collectors.toList());
     }
 
-    /** Each chunk's flags, in order. */
+    /** Each chunk's flags but {@link ChunkHeader#FLAG_FILE_FRAMED}, in order; asserts every chunk has that one. */
     static List<Integer> flagsOf(List<Copy> chunks) {
-        return chunks.stream().map(Copy::flags).collect(Collectors.toList());
+        for (Copy c : chunks) {
+            assertTrue(c.hasFlag(ChunkHeader.FLAG_FILE_FRAMED), c + " is not file-framed");
+        }
+        return chunks.stream().map(c -> c.flags() & ~ChunkHeader.FLAG_FILE_FRAMED).collect(Collectors.toList());
     }
 
     @Test
@@ -138,7 +149,7 @@ class TraceWriterTest extends SmbRigFixture {
         List<Copy> chunks = rig.chunksOf(w.writerId());
         assertEquals(1, chunks.size());
         assertEquals(2, chunks.get(0).packetCount());
-        assertEquals(0, chunks.get(0).flags());
+        assertEquals(List.of(0), flagsOf(chunks));
         assertEquals(List.of(small(1), small(2)), rig.sequence(w.writerId()).assertWellFormed().timeline());
 
         w.flush(); // nothing open: nothing to hand over
@@ -206,7 +217,7 @@ class TraceWriterTest extends SmbRigFixture {
         int[] chunk = findChunkBeingWritten(rig.abi);
         Chunk seen = ChunkFrames.read(rig.abi, chunk[0], chunk[1]);
         assertEquals(0, seen.packetCount(), "the continuation chunk has no finished fragment yet");
-        assertEquals(ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV, seen.flags());
+        assertEquals(ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV | ChunkHeader.FLAG_FILE_FRAMED, seen.flags());
         w.endPacket();
         assertEquals(1, ChunkFrames.read(rig.abi, chunk[0], chunk[1]).packetCount());
     }
@@ -404,6 +415,53 @@ class TraceWriterTest extends SmbRigFixture {
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertTrue(reserved > 50 && refused > 10, reserved + " reserved, " + refused + " refused");
         assertEquals(300, w.packetsWritten());
+    }
+
+    @Test
+    void everyPacketIsFramedAsATraceFilesPacketFieldAndEndsInAnEmptySequenceIdSlot() throws IOException {
+        rig = new SmbRig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        write(w, small(5));
+        byte[] reserved = small(6).toByteArray();
+        int at = w.tryReserve(reserved.length);
+        w.buffer().put(at, reserved);
+        w.commitReserved(reserved.length);
+        rig.flush(w);
+
+        Copy chunk = rig.chunksOf(w.writerId()).get(0);
+        byte[] expected = {
+            0x0A, (byte) 0x85, (byte) 0x80, (byte) 0x80, 0x00, 0x40, 0x05, 0x50, (byte) 0x80, 0x00, // 4-byte size
+            0x0A, 0x05, 0x40, 0x06, 0x50, (byte) 0x80, 0x00, // reserved: 1-byte size
+        };
+        byte[] frames = Arrays.copyOf(chunk.payload(), expected.length);
+        assertArrayEquals(expected, frames);
+        assertTrue(chunk.hasFlag(ChunkHeader.FLAG_FILE_FRAMED));
+        assertEquals(List.of(small(5).toBuilder().setTrustedPacketSequenceId(0).build(),
+                small(6).toBuilder().setTrustedPacketSequenceId(0).build()), Trace.parseFrom(frames).getPacketList(),
+                "the frames are a piece of a trace file as they are");
+    }
+
+    @Test
+    void aReservationNeedsRoomForItsSlotAndOneByteMoreAndStaysInsideItsChunk() throws IOException {
+        rig = new SmbRig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        int left = 40;
+        TracePacket filler = withFrameSize(1, DIV4_PAYLOAD - left, new Random(31));
+        write(w, filler);
+        TracePacket fits = withMarker(2, 29, new Random(32));
+        byte[] encoded = fits.toByteArray();
+        assertEquals(left - 2 - WireFormat.SEQUENCE_ID_SLOT_BYTES - 1, encoded.length, "tag, 1-byte size, packet, slot, one byte");
+
+        assertEquals(-1, w.tryReserve(encoded.length + 1), "one byte short");
+        int at = w.tryReserve(encoded.length);
+        assertTrue(at >= 0, "exactly enough room");
+        w.buffer().put(at, encoded);
+        w.commitReserved(encoded.length);
+        write(w, small(3));
+        rig.flush(w);
+
+        assertEquals(List.of(2, 1), rig.chunksOf(w.writerId()).stream().map(Copy::packetCount).collect(Collectors.toList()));
+        assertEquals(List.of(filler, fits, small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
     }
 
     @Test
