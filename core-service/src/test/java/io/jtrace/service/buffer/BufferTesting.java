@@ -46,27 +46,32 @@ final class BufferTesting {
     };
 
     /** {@link #IDENTITY}, trusted: an in-process producer's. */
-    static final SequenceIdentity TRUSTED_IDENTITY = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return IDENTITY.sequenceId(producerId, writerId);
-        }
+    static final SequenceIdentity TRUSTED_IDENTITY = trusted(0);
 
-        @Override
-        public int pid(int producerId) {
-            return IDENTITY.pid(producerId);
-        }
+    /** {@link #IDENTITY}'s pids and uids, trusted, with {@code offset} added to each sequence id. */
+    static SequenceIdentity trusted(int offset) {
+        return new SequenceIdentity() {
+            @Override
+            public int sequenceId(int producerId, int writerId) {
+                return offset + IDENTITY.sequenceId(producerId, writerId);
+            }
 
-        @Override
-        public int uid(int producerId) {
-            return IDENTITY.uid(producerId);
-        }
+            @Override
+            public int pid(int producerId) {
+                return IDENTITY.pid(producerId);
+            }
 
-        @Override
-        public boolean trusted(int producerId) {
-            return true;
-        }
-    };
+            @Override
+            public int uid(int producerId) {
+                return IDENTITY.uid(producerId);
+            }
+
+            @Override
+            public boolean trusted(int producerId) {
+                return true;
+            }
+        };
+    }
 
     private BufferTesting() {}
 

@@ -32,27 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FileFramedReadOutTest {
     /** Trusted, with sequence ids past what a slot's two varint bytes hold. */
-    private static final SequenceIdentity TRUSTED_BIG_IDS = new SequenceIdentity() {
-        @Override
-        public int sequenceId(int producerId, int writerId) {
-            return 20_000 + TRUSTED_IDENTITY.sequenceId(producerId, writerId);
-        }
-
-        @Override
-        public int pid(int producerId) {
-            return TRUSTED_IDENTITY.pid(producerId);
-        }
-
-        @Override
-        public int uid(int producerId) {
-            return TRUSTED_IDENTITY.uid(producerId);
-        }
-
-        @Override
-        public boolean trusted(int producerId) {
-            return true;
-        }
-    };
+    private static final SequenceIdentity TRUSTED_BIG_IDS = BufferTesting.trusted(20_000);
 
     @TempDir
     Path dir;
