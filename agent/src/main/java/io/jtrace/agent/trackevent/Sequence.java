@@ -93,7 +93,7 @@ final class Sequence {
      * The hot path of a slice on an own sequence ({@link HotSequence}): writes the event in its smallest
      * form if nothing needs more — no restart, the same name and category as the last lookup found
      * interned (a null one is absent from the event), a timestamp not before the sequence's clock, room
-     * in the current chunk. Returns false, having written and changed nothing, otherwise.
+     * in the current chunk or a free next one. Returns false, having written and changed nothing, otherwise.
      */
     boolean tryPlainEvent(int sessionGeneration, int type, Category category, String name, long timestamp) {
         if (needsRestart(sessionGeneration)) {

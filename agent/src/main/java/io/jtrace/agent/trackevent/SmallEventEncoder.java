@@ -53,9 +53,9 @@ final class SmallEventEncoder {
     }
 
     /**
-     * Writes the event if it fits in the writer's current chunk; returns false (nothing written) when
-     * the caller must take the general path: a negative timestamp, an iid above {@link #MAX_SMALL_IID}, no
-     * room. {@code categoryIid} and {@code nameIid} are 0 when absent; {@code trackUuid} is 0 for the
+     * Writes the event if it fits in the writer's current chunk or a fresh one
+     * ({@link TraceWriter#tryReserve}); returns false (nothing written) when the caller must take the
+     * general path: a negative timestamp, an iid above {@link #MAX_SMALL_IID}, no free chunk. {@code categoryIid} and {@code nameIid} are 0 when absent; {@code trackUuid} is 0 for the
      * sequence's default track.
      */
     static boolean tryWrite(TraceWriter writer, long timestamp, int type, int categoryIid, int nameIid,

@@ -221,13 +221,26 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     /**
      * Fast path for small packets: if a whole packet of up to {@code maxSize} bytes fits in the current
-     * chunk, returns the offset in {@link #buffer()} where its bytes go; the caller writes them there
-     * and calls {@link #commitReserved}. Returns -1 otherwise: use {@link #beginPacket()}. The bytes
-     * after the packet's end up to {@code maxSize} may be written too: they are overwritten or never read.
+     * chunk, or in a fresh one when the current one is done (the same test as {@link #beginPacket}: no
+     * chunk, no packet count left, a tail too small to be worth a fragment), returns the offset in
+     * {@link #buffer()} where its bytes go; the caller writes them there and calls {@link #commitReserved}.
+     * Returns -1 otherwise (no free chunk, or a packet that needs fragments): use {@link #beginPacket()}.
+     * The bytes after the packet's end up to {@code maxSize} may be written too: they are overwritten or
+     * never read.
      */
     public int tryReserve(int maxSize) {
-        if (chunkHandle == NO_CHUNK || inPacket || packetCount == ChunkHeader.MAX_PACKETS) {
+        if (inPacket) {
             return -1;
+        }
+        if (chunkHandle == NO_CHUNK || packetCount == ChunkHeader.MAX_PACKETS
+                || chunkEnd - proto.position() < SMALL_TAIL) {
+            // Hands the chunk over and takes the next without leaving the fast path. A full SMB costs one
+            // epoch compare here (ChunkArbiter.acquireChunk); the caller's slow path stalls, if its policy
+            // says so, or counts the drop.
+            releaseChunk();
+            if (!acquireChunk(false, false)) {
+                return -1;
+            }
         }
         int frame = proto.position();
         int header = maxSize + WireFormat.SEQUENCE_ID_SLOT_BYTES < 0x80 ? SHORT_FRAME_HEADER : FRAME_HEADER;
@@ -390,13 +403,17 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      * failure nothing changes and false is returned.
      */
     private boolean acquireChunk(boolean continuation) {
+        return acquireChunk(continuation, policy == SmbFullPolicy.STALL_THEN_DROP);
+    }
+
+    private boolean acquireChunk(boolean continuation, boolean stall) {
         // A packet that already spans chunks is a big one: give it the largest chunk there is, so it
         // needs fewer fragments; fall back to any chunk.
         int handle = continuation ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
         if (handle < 0) {
             handle = arbiter.acquireChunk(MIN_CHUNK);
         }
-        if (handle < 0 && policy == SmbFullPolicy.STALL_THEN_DROP) {
+        if (handle < 0 && stall) {
             handle = stallForChunk();
         }
         if (handle < 0) {

@@ -385,7 +385,6 @@ class TraceWriterTest extends SmbRigFixture {
     void reservedFastPathPacketsInterleaveWithOrdinaryAndSpanningOnes() throws IOException {
         rig = new SmbRig(dir, 256 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
-        assertEquals(-1, w.tryReserve(10), "no chunk yet");
         Random r = new Random(30);
         List<TracePacket> expected = new ArrayList<>();
         int reserved = 0;
@@ -445,14 +444,14 @@ class TraceWriterTest extends SmbRigFixture {
     void aReservationNeedsRoomForItsSlotAndOneByteMoreAndStaysInsideItsChunk() throws IOException {
         rig = new SmbRig(dir, 64 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
-        int left = 40;
+        int left = 100;
         TracePacket filler = withFrameSize(1, DIV4_PAYLOAD - left, new Random(31));
         write(w, filler);
-        TracePacket fits = withMarker(2, 29, new Random(32));
+        TracePacket fits = withMarker(2, 89, new Random(32));
         byte[] encoded = fits.toByteArray();
         assertEquals(left - 2 - WireFormat.SEQUENCE_ID_SLOT_BYTES - 1, encoded.length, "tag, 1-byte size, packet, slot, one byte");
 
-        assertEquals(-1, w.tryReserve(encoded.length + 1), "one byte short");
+        assertEquals(-1, w.tryReserve(encoded.length + 1), "one byte short: a tail this long is worth a fragment");
         int at = w.tryReserve(encoded.length);
         assertTrue(at >= 0, "exactly enough room");
         w.buffer().put(at, encoded);
@@ -462,6 +461,49 @@ class TraceWriterTest extends SmbRigFixture {
 
         assertEquals(List.of(2, 1), rig.chunksOf(w.writerId()).stream().map(Copy::packetCount).collect(Collectors.toList()));
         assertEquals(List.of(filler, fits, small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
+    }
+
+    @Test
+    void aReservationTakesAFreshChunkWhenTheCurrentOnesTailIsTooShortForAFragment() throws IOException {
+        rig = new SmbRig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        byte[] first = small(1).toByteArray();
+        int at = w.tryReserve(first.length);
+        assertTrue(at >= 0, "a writer without a chunk takes one");
+        w.buffer().put(at, first);
+        w.commitReserved(first.length);
+        TracePacket filler = withFrameSize(2, DIV4_PAYLOAD - 7 - 40, new Random(33));
+        write(w, filler);
+        TracePacket next = withMarker(3, 29, new Random(34));
+        byte[] encoded = next.toByteArray();
+        at = w.tryReserve(encoded.length);
+        assertTrue(at >= 0, "40 bytes left: the chunk is handed over and the packet starts the next");
+        w.buffer().put(at, encoded);
+        w.commitReserved(encoded.length);
+        rig.flush(w);
+
+        assertEquals(List.of(2, 1), rig.chunksOf(w.writerId()).stream().map(Copy::packetCount).collect(Collectors.toList()));
+        assertEquals(List.of(small(1), filler, next), rig.sequence(w.writerId()).assertWellFormed().timeline());
+        assertEquals(0, w.droppedPackets());
+    }
+
+    @Test
+    void aReservationRefusedForAFullSmbDropsNothingItselfAndTheSlowPathCountsTheLoss() throws IOException {
+        rig = new SmbRig(dir, 16 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        byte[] encoded = small(1).toByteArray();
+        int reserved = 0;
+        int at;
+        while ((at = w.tryReserve(encoded.length)) >= 0) {
+            w.buffer().put(at, encoded);
+            w.commitReserved(encoded.length);
+            reserved++;
+        }
+        assertTrue(reserved > 1000, reserved + " reserved before the SMB was full");
+        assertEquals(0, w.droppedPackets(), "a refused reservation drops nothing: the caller writes or drops the packet");
+        assertEquals(reserved, w.packetsWritten());
+        write(w, small(2));
+        assertEquals(1, w.droppedPackets(), "the slow path finds no chunk either and counts the packet lost");
     }
 
     @Test
