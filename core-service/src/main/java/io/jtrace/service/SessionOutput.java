@@ -3,6 +3,7 @@ package io.jtrace.service;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
+import io.jtrace.service.clock.ClockSnapshotSchedule;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.writer.CommitRequest;
 import java.io.IOException;
@@ -40,15 +41,23 @@ final class SessionOutput {
         this.stopSession = stopSession;
     }
 
-    /** Everything readable now: header (first time), a clock snapshot, the buffers, stats at the end. */
+    /**
+     * Everything readable now: header (first time), a clock snapshot when one is due
+     * ({@link ClockSnapshotSchedule}), the buffers, stats at the end.
+     */
     private long readInto(TracingSession session, PacketSink sink) {
         long delivered = 0;
+        long now = System.nanoTime();
         if (!session.headerPacketsEmitted) {
             session.headerPacketsEmitted = true;
             delivered += servicePackets.writeHeader(session, sink);
+            session.clockSnapshots.taken(now);
         }
-        delivered += servicePackets.writeClockSnapshot(ClockReader.snapshot(), sink);
         boolean ended = session.state == TracingSession.State.DISABLED;
+        if (session.clockSnapshots.due(now, ended)) {
+            delivered += servicePackets.writeClockSnapshot(ClockReader.snapshot(), sink);
+            session.clockSnapshots.taken(now);
+        }
         for (int bufferId : session.bufferIds) {
             delivered += buffers.get(bufferId).readAll(sequences, sink, ended);
         }

@@ -2,6 +2,7 @@ package io.jtrace.service;
 
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TraceConfig;
+import io.jtrace.service.clock.ClockSnapshotSchedule;
 import io.jtrace.service.output.TraceFileWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,6 +67,7 @@ final class TracingSession {
     boolean fileWritesStopped;
     State state = State.STARTED;
     boolean headerPacketsEmitted;
+    final ClockSnapshotSchedule clockSnapshots;
     final List<ScheduledFuture<?>> timers = new ArrayList<>();
     long flushesRequested;
     long flushesSucceeded;
@@ -77,6 +79,7 @@ final class TracingSession {
         this.consumerUid = consumerUid;
         this.config = config;
         this.startClocks = startClocks;
+        this.clockSnapshots = new ClockSnapshotSchedule(config);
     }
 
     boolean hasProducer(int producerId) {

@@ -53,6 +53,18 @@ class FileSessionNeverOverwritesTest {
     }
 
     /**
+     * The burst is drained into the file several times (it is six buffers' worth), and a clock snapshot
+     * is due only at the start and at the end of so short a session: not one per read.
+     */
+    @Test
+    void aFileReadManyTimesCarriesAClockSnapshotAtItsStartAndItsEndOnly() throws Exception {
+        Burst burst = burst(0);
+        long snapshots = burst.trace.stream().filter(TracePacket::hasClockSnapshot).count();
+        assertEquals(2, snapshots, "the header's and the last read's");
+        assertTrue(burst.trace.get(0).hasClockSnapshot(), "the header's comes first");
+    }
+
+    /**
      * The writer left a size open in the burst's first chunk and sent the patch in the same commit: until
      * patched, that chunk stops its sequence's read-out, so the patch must go in before the buffer is
      * drained to make room, or nothing of the sequence could be drained and the ring would overwrite it.

@@ -33,7 +33,8 @@ public final class TextTraceConfig {
             "data_sources.producer_name_filter",
             "duration_ms", "write_into_file", "file_write_period_ms", "max_file_size_bytes", "output_path",
             "flush_period_ms", "flush_timeout_ms", "data_source_stop_timeout_ms", "unique_session_name",
-            "incremental_state_config", "incremental_state_config.clear_period_ms");
+            "incremental_state_config", "incremental_state_config.clear_period_ms",
+            "builtin_data_sources", "builtin_data_sources.snapshot_interval_ms");
 
     private TextTraceConfig() {}
 

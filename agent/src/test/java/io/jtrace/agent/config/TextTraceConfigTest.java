@@ -31,6 +31,7 @@ class TextTraceConfigTest {
             flush_period_ms: 5000
             unique_session_name: "nightly"
             incremental_state_config { clear_period_ms: 2000 }
+            builtin_data_sources { snapshot_interval_ms: 30000 }
             """;
 
     @Test
@@ -44,6 +45,7 @@ class TextTraceConfigTest {
         assertEquals(10000, c.getDurationMs());
         assertEquals("nightly", c.getUniqueSessionName());
         assertEquals(2000, c.getIncrementalStateConfig().getClearPeriodMs());
+        assertEquals(30000, c.getBuiltinDataSources().getSnapshotIntervalMs());
     }
 
     @Test
@@ -52,7 +54,7 @@ class TextTraceConfigTest {
                 CONFIG + "deferred_start: true\ndata_sources { config { name: \"x\" tracing_session_id: 3 } }\n"
                         + "builtin_data_sources { disable_system_info: true }\n"));
         assertEquals("trace config sets fields jtrace does not implement: data_sources[2].config.tracing_session_id, "
-                + "deferred_start, builtin_data_sources", e.getMessage());
+                + "deferred_start, builtin_data_sources.disable_system_info", e.getMessage());
     }
 
     @Test
