@@ -1,6 +1,7 @@
 package io.jtrace.benchmarks.agent.flood;
 
 import io.jtrace.benchmarks.agent.child.ChildRuns;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,19 +15,22 @@ import java.util.Map;
  * emitting thread and the bytes per slice in the file.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
- *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target]</pre>
+ *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target] [--keep true]</pre>
  *
- * {@code --rate} paces each thread at that many slices per second ({@code k} and {@code m} suffixes)
+ * Each file is deleted once counted ({@code --keep true} keeps them): the writeback of one run's
+ * gigabytes of dirty page cache would slow the next.
+ *
+ * <p>{@code --rate} paces each thread at that many slices per second ({@code k} and {@code m} suffixes)
  * instead of flat out: below the rate a tracer sustains, it should lose nothing.
  */
 public final class FloodHarness {
     private FloodHarness() {}
 
     public static void main(String[] args) throws Exception {
-        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--java bin/java] [--dir dir]";
+        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--java bin/java] [--dir dir] [--keep true]";
         Map<String, String> options = ChildRuns.options(args, usage);
         for (String key : options.keySet()) {
-            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "java", "dir").contains(key)) {
+            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "java", "dir", "keep").contains(key)) {
                 throw new IllegalArgumentException("unknown option --" + key + "; usage: " + usage);
             }
         }
@@ -44,6 +48,7 @@ public final class FloodHarness {
         String java = options.getOrDefault("java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target")));
         String classpath = ChildRuns.ownJar(FloodHarness.class);
+        boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
 
         System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s%n", "tracer", "threads", "emitted",
                 "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice");
@@ -57,6 +62,7 @@ public final class FloodHarness {
             long inFile = count.begins() + count.ends();
             print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
                     count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2);
+            discard(trace, keep);
 
             Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
             Files.deleteIfExists(recording);
@@ -66,10 +72,21 @@ public final class FloodHarness {
             long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
             print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
                     jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events());
+            discard(recording, keep);
         }
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
                 + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run. JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events.");
+    }
+
+    /**
+     * Deletes a counted file unless asked to keep it: a flood leaves gigabytes of dirty page cache, and
+     * their writeback would slow whichever tracer runs next.
+     */
+    private static void discard(Path file, boolean keep) throws IOException {
+        if (!keep) {
+            Files.delete(file);
+        }
     }
 
     /** Slices per second per thread: a number with an optional k or m suffix; 0 for flat out. */
