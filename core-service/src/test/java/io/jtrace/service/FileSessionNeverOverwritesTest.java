@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,6 +63,41 @@ class FileSessionNeverOverwritesTest {
         long snapshots = burst.trace.stream().filter(TracePacket::hasClockSnapshot).count();
         assertEquals(2, snapshots, "the header's and the last read's");
         assertTrue(burst.trace.get(0).hasClockSnapshot(), "the header's comes first");
+    }
+
+    /**
+     * However large its buffer, a streaming session writes the file once 256 KiB have come in since the
+     * last write, not only at its file_write_period (an hour here) or when a sixteenth of the buffer
+     * (512 KiB) has filled: the file gets chunks while the ring's copy of them is still in the cache.
+     */
+    @Test
+    void aLargeStreamingBufferIsDrainedIntoTheFileEveryQuarterMebibyte() throws Exception {
+        TracingService service = closer.add(new TracingService(
+                new ServiceConfig(2 * 1024 * 1024, 4096, dir, 4, 1L << 30, 5000)));
+        HostileProducer producer = HostileProducer.connect(service, "raw", 1000, 1000, "raw");
+        Path file = dir.resolve("drained.pftrace");
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        await(consumer.enableTracing(TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(8 * 1024))
+                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("raw")))
+                .setWriteIntoFile(true).setOutputPath(file.toString()).setFileWritePeriodMs(3_600_000)
+                .build()));
+        int target = await(producer.started).getTargetBuffer();
+        producer.endpoint.registerTraceWriter(WRITER, target);
+        SharedMemoryAbi abi = new SharedMemoryAbi(producer.smb);
+        CommitRequest request = new CommitRequest(PAGES);
+        long packets = 0;
+        for (int page = 0; page < 80; page++) {
+            packets = fillChunk(abi, page, packets, false);
+            request.add(page, 0, target);
+        }
+        producer.endpoint.commit(request);
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ServiceTesting.WAIT_SECONDS);
+        while (Files.size(file) < 256 * 1024 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(Files.size(file) >= 256 * 1024, "320 KiB committed, " + Files.size(file) + " bytes in the file");
     }
 
     /**
