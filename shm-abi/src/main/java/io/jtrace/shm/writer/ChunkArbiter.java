@@ -3,6 +3,8 @@ package io.jtrace.shm.writer;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.proto.WireFormat;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -13,6 +15,9 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ChunkArbiter {
     /** Default chunk layout: 4 chunks per page (about 1 KiB chunks on 4 KiB pages). */
     public static final PageLayout DEFAULT_LAYOUT = PageLayout.DIV4;
+    /** How many sequence ids {@link #proposeSequenceId} hands out: the upper half of what a slot holds. */
+    public static final int PROPOSALS = (WireFormat.MAX_SLOT_SEQUENCE_ID + 1) / 2;
+    private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - PROPOSALS;
 
     private final SharedMemoryAbi abi;
     private final WriterIdAllocator writerIds = new WriterIdAllocator();
@@ -31,6 +36,8 @@ public final class ChunkArbiter {
      * accesses: a stale value is an older epoch, which only costs one more scan.
      */
     private final long[] fullAtEpoch = {-1, -1, -1, -1, -1, -1, -1, -1};
+    /** The next {@link #proposeSequenceId} answer; counts down, and only that way. */
+    private final AtomicInteger nextProposal = new AtomicInteger(WireFormat.MAX_SLOT_SEQUENCE_ID);
 
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
@@ -124,6 +131,19 @@ public final class ChunkArbiter {
     /** Packets dropped so far by every writer of this SMB because no chunk was free. */
     public long droppedPackets() {
         return droppedPackets.sum();
+    }
+
+    /**
+     * A trusted_packet_sequence_id for a new writer to write into its packets' slots itself, or 0 once
+     * {@link #PROPOSALS} have been handed out. Only a proposal: a service that trusts this producer (one
+     * in its own process) adopts it for the writer's sequence if no sequence of the service has used it,
+     * and then copies the writer's chunks without stamping each packet; otherwise it stamps its own id.
+     * Counts down from the largest id a slot holds, away from the ids a service hands out itself (upward
+     * from 2), and never hands out an id twice: a writer id is reused, a sequence id must not be.
+     */
+    public int proposeSequenceId() {
+        int id = nextProposal.getAndUpdate(v -> v >= LOWEST_PROPOSAL ? v - 1 : v);
+        return id >= LOWEST_PROPOSAL ? id : 0;
     }
 
     /** A new writer id, or -1 when all are taken. */

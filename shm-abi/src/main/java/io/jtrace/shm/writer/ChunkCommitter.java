@@ -25,11 +25,16 @@ import org.slf4j.LoggerFactory;
 public final class ChunkCommitter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkCommitter.class);
 
-    /** A chunk slot. {@code targetBuffer} is written before the queue's release-offer, read after poll. */
+    /**
+     * A chunk slot. {@code targetBuffer} and the read-out hints are written before the queue's
+     * release-offer, read after poll.
+     */
     static final class ChunkRef {
         final int page;
         final int index;
         int targetBuffer;
+        int payloadEnd;
+        int sequenceId;
 
         ChunkRef(int page, int index) {
             this.page = page;
@@ -95,10 +100,15 @@ public final class ChunkCommitter implements AutoCloseable {
         thread.start();
     }
 
-    /** Writer thread: queue a chunk it released as COMPLETE. Lock-free, allocation-free. */
-    public void chunkReleased(int page, int index, int targetBuffer) {
+    /**
+     * Writer thread: queue a chunk it released as COMPLETE, with the writer's read-out hints (see
+     * {@link CommitRequest#add(int, int, int, int, int)}). Lock-free, allocation-free.
+     */
+    public void chunkReleased(int page, int index, int targetBuffer, int payloadEnd, int sequenceId) {
         ChunkRef ref = refs[page * PageHeader.MAX_CHUNKS_PER_PAGE + index];
         ref.targetBuffer = targetBuffer;
+        ref.payloadEnd = payloadEnd;
+        ref.sequenceId = sequenceId;
         if (!released.offer(ref)) {
             // Unreachable by construction (see class comment); never lose the chunk silently if it is.
             throw new IllegalStateException("commit queue full: chunk " + index + " of page " + page + " queued twice");
@@ -238,7 +248,7 @@ public final class ChunkCommitter implements AutoCloseable {
         }
         ChunkRef ref;
         while ((ref = released.poll()) != null) {
-            batch.add(ref.page, ref.index, ref.targetBuffer);
+            batch.add(ref.page, ref.index, ref.targetBuffer, ref.payloadEnd, ref.sequenceId);
         }
         return !batch.isEmpty();
     }

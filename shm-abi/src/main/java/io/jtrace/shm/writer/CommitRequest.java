@@ -18,6 +18,8 @@ public final class CommitRequest {
     private int[] pages;
     private int[] chunks;
     private int[] targetBuffers;
+    private int[] payloadEnds;
+    private int[] sequenceIds;
     private int count;
     private final List<Patch> patches = new ArrayList<>();
     private int[] retiredWriters = new int[4];
@@ -42,18 +44,35 @@ public final class CommitRequest {
         pages = new int[n];
         chunks = new int[n];
         targetBuffers = new int[n];
+        payloadEnds = new int[n];
+        sequenceIds = new int[n];
     }
 
+    /** A chunk to move, without read-out hints (as over IPC: the service walks its frames). */
     public void add(int page, int chunk, int targetBuffer) {
+        add(page, chunk, targetBuffer, -1, 0);
+    }
+
+    /**
+     * A chunk to move, with its writer's read-out hints, which only a service that trusts the producer
+     * uses: {@code payloadEnd}, where its whole packets end (from the payload's start; -1 if unknown, or if
+     * a drop marker or a continuing packet is among them), and {@code sequenceId}, the id its writer
+     * wrote into their slots (0 for none). Not part of Perfetto's CommitDataRequest: in-process only.
+     */
+    public void add(int page, int chunk, int targetBuffer, int payloadEnd, int sequenceId) {
         if (count == pages.length) {
             int n = count * 2;
             pages = Arrays.copyOf(pages, n);
             chunks = Arrays.copyOf(chunks, n);
             targetBuffers = Arrays.copyOf(targetBuffers, n);
+            payloadEnds = Arrays.copyOf(payloadEnds, n);
+            sequenceIds = Arrays.copyOf(sequenceIds, n);
         }
         pages[count] = page;
         chunks[count] = chunk;
         targetBuffers[count] = targetBuffer;
+        payloadEnds[count] = payloadEnd;
+        sequenceIds[count] = sequenceId;
         count++;
     }
 
@@ -71,6 +90,14 @@ public final class CommitRequest {
 
     public int targetBuffer(int i) {
         return targetBuffers[i];
+    }
+
+    public int payloadEnd(int i) {
+        return payloadEnds[i];
+    }
+
+    public int sequenceId(int i) {
+        return sequenceIds[i];
     }
 
     public void addPatch(Patch patch) {

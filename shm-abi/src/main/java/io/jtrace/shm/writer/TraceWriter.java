@@ -50,7 +50,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private static final int SHORT_FRAME_HEADER = 2;
     private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * FRAME_HEADER + 64;
     private static final byte[] FRAME_TAG = {WireFormat.TRACE_PACKET_TAG};
-    private static final byte[] EMPTY_SEQUENCE_ID_SLOT = {WireFormat.TRUSTED_SEQUENCE_ID_TAG, (byte) 0x80, 0};
 
     private final ChunkArbiter arbiter;
     private final SharedMemoryAbi abi;
@@ -59,6 +58,10 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private final int targetBuffer;
     private final SmbFullPolicy policy;
     private final ProtoWriter proto = new ProtoWriter(this);
+    /** The sequence id this writer proposes ({@link ChunkArbiter#proposeSequenceId}; 0 for none) and its slot. */
+    private final int proposedSequenceId;
+    private final int slot;
+    private final byte[] slotBytes;
 
     // The chunk being written.
     private int chunkHandle = NO_CHUNK;
@@ -67,6 +70,10 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private int chunkId;
     private int chunkFlags;
     private int packetCount;
+    /** End of the chunk's last whole packet: what the service may copy without walking the frames. */
+    private int committedEnd;
+    /** A drop marker is among the chunk's frames: the service must walk them. */
+    private boolean chunkHasMarker;
     private int nextChunkId;
     /** Frame header of the packet {@link #tryReserve} made room for: {@link #SHORT_FRAME_HEADER} or {@link #FRAME_HEADER}. */
     private int reservedHeader;
@@ -109,6 +116,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         this.writerId = id;
         this.targetBuffer = targetBuffer;
         this.policy = policy;
+        this.proposedSequenceId = arbiter.proposeSequenceId();
+        this.slot = WireFormat.sequenceIdSlot(proposedSequenceId);
+        this.slotBytes = new byte[] {(byte) slot, (byte) (slot >>> 8), (byte) (slot >>> 16)};
     }
 
     public int writerId() {
@@ -117,6 +127,11 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     public int targetBuffer() {
         return targetBuffer;
+    }
+
+    /** The sequence id this writer writes into its packets' slots (0: none, the service stamps them). */
+    public int proposedSequenceId() {
+        return proposedSequenceId;
     }
 
     /** Packets this writer had to drop because the SMB was full. */
@@ -180,7 +195,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             abortPacket();
             return;
         }
-        proto.raw(EMPTY_SEQUENCE_ID_SLOT, 0, WireFormat.SEQUENCE_ID_SLOT_BYTES);
+        proto.raw(slotBytes, 0, WireFormat.SEQUENCE_ID_SLOT_BYTES);
         proto.endNested();
         inPacket = false;
         if (discarding) {
@@ -190,6 +205,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         }
         packetCount++;
         packetsWritten++;
+        committedEnd = proto.position();
         publish();
     }
 
@@ -262,7 +278,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         int length = size + WireFormat.SEQUENCE_ID_SLOT_BYTES;
         // One 4-byte store writes the slot and a 0 after it, in the room tryReserve checked: that byte is
         // not part of any published frame (the next frame, if any, overwrites it).
-        smb.putInt(body + size, WireFormat.sequenceIdSlot(0));
+        smb.putInt(body + size, slot);
         if (reservedHeader == SHORT_FRAME_HEADER) {
             smb.putShort(frame, (short) (WireFormat.TRACE_PACKET_TAG | length << 8));
         } else {
@@ -270,6 +286,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             smb.putInt(frame + 1, WireFormat.redundantVarint(length));
         }
         proto.skipTo(body + length);
+        committedEnd = body + length;
         packetCount++;
         packetsWritten++;
         publish();
@@ -361,7 +378,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         writer.continueIn(smb, chunkOffset + ChunkHeader.SIZE + FRAME_TAG.length, chunkEnd);
         abi.publishPackets(oldOffset,
                 ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(oldCount, oldFlags)));
-        release(oldHandle);
+        release(oldHandle, -1);
     }
 
     @Override
@@ -427,6 +444,8 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         chunkId = nextChunkId++;
         chunkFlags = ChunkHeader.FLAG_FILE_FRAMED | (continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0);
         packetCount = 0;
+        committedEnd = chunkOffset + ChunkHeader.SIZE;
+        chunkHasMarker = false;
         abi.writeChunkHeader(chunkOffset, chunkId, writerId, ChunkHeader.packetsWord(0, chunkFlags));
         if (!continuation) {
             proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
@@ -465,6 +484,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         smb.putInt(pos + 1, WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE));
         proto.reset(smb, pos + FRAME_HEADER, chunkEnd);
         packetCount++;
+        chunkHasMarker = true;
         dropPending = false;
         publish();
     }
@@ -487,15 +507,20 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         int handle = chunkHandle;
         chunkHandle = NO_CHUNK;
         publish();
-        release(handle);
+        release(handle, chunkHasMarker ? -1 : committedEnd - (chunkOffset + ChunkHeader.SIZE));
     }
 
-    private void release(int handle) {
+    /**
+     * Hands the chunk to the commit thread with what spares the service a walk over its frames: where
+     * its whole packets end ({@code payloadEnd}, from the payload's start; -1 when a drop marker or a
+     * packet that continues on the next chunk is among them) and the sequence id in their slots.
+     */
+    private void release(int handle, int payloadEnd) {
         int page = ChunkArbiter.pageOf(handle);
         int index = ChunkArbiter.indexOf(handle);
         // The CAS to COMPLETE publishes every byte written into the chunk (see SharedMemoryAbi).
         abi.releaseChunkAsComplete(page, index);
-        arbiter.committer().chunkReleased(page, index, targetBuffer);
+        arbiter.committer().chunkReleased(page, index, targetBuffer, payloadEnd, proposedSequenceId);
     }
 
     /** Sends the rest of the current packet to the scratch buffer, with room for the next {@code needed} bytes. */

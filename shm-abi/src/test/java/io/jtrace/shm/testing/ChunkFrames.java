@@ -119,13 +119,12 @@ public final class ChunkFrames {
     }
 
     /**
-     * A whole packet of a file-framed chunk without its sequence id slot, which must end it and must not
-     * be stamped yet (the producer writes it as 0); fails if it does not.
+     * A whole packet of a file-framed chunk without its sequence id slot, which must end it (holding the
+     * id its writer proposes, or 0); fails if it does not.
      */
     public static byte[] withoutSequenceIdSlot(byte[] packet) {
         int slot = packet.length - WireFormat.SEQUENCE_ID_SLOT_BYTES;
-        assertTrue(slot >= 0 && WireFormat.isSequenceIdSlot(packet, slot) && packet[slot + 1] == (byte) 0x80
-                && packet[slot + 2] == 0, "the packet does not end with an empty sequence id slot");
+        assertTrue(slot >= 0 && WireFormat.isSequenceIdSlot(packet, slot), "the packet does not end with a sequence id slot");
         return java.util.Arrays.copyOf(packet, slot);
     }
 

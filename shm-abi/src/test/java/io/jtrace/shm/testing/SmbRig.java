@@ -3,10 +3,12 @@ package io.jtrace.shm.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.ChunkState;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.testing.ChunkFrames.Copy;
+import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.writer.ChunkArbiter;
 import io.jtrace.shm.writer.ChunkCommitter;
 import io.jtrace.shm.writer.CommitRequest;
@@ -95,8 +97,42 @@ public final class SmbRig implements CommitSink, AutoCloseable {
     public void releaseToCommitter(List<Integer> stolen) {
         for (int h : stolen) {
             abi.releaseChunkAsComplete(ChunkArbiter.pageOf(h), ChunkArbiter.indexOf(h));
-            committer.chunkReleased(ChunkArbiter.pageOf(h), ChunkArbiter.indexOf(h), 0);
+            committer.chunkReleased(ChunkArbiter.pageOf(h), ChunkArbiter.indexOf(h), 0, -1, 0);
         }
+    }
+
+    /**
+     * What is wrong with a chunk's read-out hints (see {@link CommitRequest#add(int, int, int, int, int)}),
+     * or null: a known end must be where its last frame ends, with no drop marker and no continuing
+     * packet among its frames; every frame of such a chunk ends in a slot holding the writer's id, but a
+     * first one that continues a packet (the packet may have been split inside its slot).
+     */
+    private static String hintBreach(Copy copy, int payloadEnd, int sequenceId) {
+        if (payloadEnd < 0) {
+            return null;
+        }
+        if (copy.hasFlag(ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT)) {
+            return "an end is given for a chunk whose last packet continues";
+        }
+        List<ChunkFrames.Frame> frames = copy.frames();
+        int end = frames.isEmpty() ? 0 : frames.get(frames.size() - 1).contentOffset() + frames.get(frames.size() - 1).size();
+        if (end != payloadEnd) {
+            return "frames end at " + end + ", the hint says " + payloadEnd;
+        }
+        for (ChunkFrames.Frame f : frames) {
+            if (f.isDropMarker()) {
+                return "an end is given for a chunk with a drop marker";
+            }
+            if (f == frames.get(0) && copy.hasFlag(ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV)) {
+                continue;
+            }
+            int slot = f.contentOffset() + f.size() - WireFormat.SEQUENCE_ID_SLOT_BYTES;
+            byte[] p = copy.payload();
+            if (!WireFormat.isSequenceIdSlot(p, slot) || ((p[slot + 1] & 0x7F) | p[slot + 2] << 7) != sequenceId) {
+                return "a frame at " + f.contentOffset() + " does not end in a slot holding " + sequenceId;
+            }
+        }
+        return null;
     }
 
     private static long key(int writerId, int chunkId) {
@@ -116,6 +152,12 @@ public final class SmbRig implements CommitSink, AutoCloseable {
                 continue;
             }
             Copy copy = ChunkFrames.copy(abi, page, index, request.targetBuffer(i));
+            if (keepPayloads) {
+                String breach = hintBreach(copy, request.payloadEnd(i), request.sequenceId(i));
+                if (breach != null) {
+                    violations.add("request " + number + ": chunk " + copy.chunkId() + " of writer " + copy.writerId() + ": " + breach);
+                }
+            }
             copies.add(keepPayloads ? copy : copy.withPayload(new byte[0], copy.flags()));
             committedChunks.add(key(copy.writerId(), copy.chunkId()));
             if (freeOnCommit) {

@@ -65,7 +65,7 @@ class ChunkCommitterTest {
             List<String> expected = new ArrayList<>();
             for (int page = 0; page < 8; page++) {
                 for (int index = 0; index < 14; index += 3) {
-                    committer.chunkReleased(page, index, page % 3);
+                    committer.chunkReleased(page, index, page % 3, -1, 0);
                     expected.add(page + ":" + index + ":" + page % 3);
                 }
             }
@@ -108,7 +108,7 @@ class ChunkCommitterTest {
         try (ChunkCommitter committer = new ChunkCommitter(4, freeing, 60_000, "test-commit")) {
             committerUnderTest = committer;
             committer.start();
-            committer.chunkReleased(0, 0, 0);
+            committer.chunkReleased(0, 0, 0, -1, 0);
             committer.requestFlush(1);
             long[] seen = epochs.get(60, TimeUnit.SECONDS);
             assertEquals(seen[0] + 1, seen[1], "chunksFreed advanced the epoch writers check before scanning a full SMB");
@@ -139,7 +139,7 @@ class ChunkCommitterTest {
             // in its first round before parking for the whole period; a 4th chunk makes sure 3 wait
             // together after that, so only the threshold wake-up can complete this in time.
             for (int i = 0; i < 4; i++) {
-                committer.chunkReleased(i, 0, 0);
+                committer.chunkReleased(i, 0, 0, -1, 0);
             }
             committed.get(60, TimeUnit.SECONDS);
             assertEquals(List.of("0:0:0", "1:0:0", "2:0:0"), sink.commits.subList(0, 3));
@@ -151,7 +151,7 @@ class ChunkCommitterTest {
         RecordingSink sink = new RecordingSink();
         ChunkCommitter committer = new ChunkCommitter(64, sink, 3_600_000, "test-commit");
         committer.start();
-        committer.chunkReleased(5, 2, 9);
+        committer.chunkReleased(5, 2, 9, -1, 0);
         committer.close();
         assertEquals(List.of("5:2:9"), sink.commits);
     }
@@ -178,10 +178,10 @@ class ChunkCommitterTest {
         };
         try (ChunkCommitter committer = new ChunkCommitter(4, flaky, 60_000, "test-commit")) {
             committer.start();
-            committer.chunkReleased(0, 0, 0);
+            committer.chunkReleased(0, 0, 0, -1, 0);
             committer.requestFlush(1);
             failed.get(60, TimeUnit.SECONDS);
-            committer.chunkReleased(1, 1, 0);
+            committer.chunkReleased(1, 1, 0, -1, 0);
             sink.flushAndWait(committer, 2);
             assertTrue(sink.commits.contains("1:1:0"), "chunk released after the failure committed: " + sink.commits);
         }
@@ -206,7 +206,7 @@ class ChunkCommitterTest {
         try (ChunkCommitter committer = new ChunkCommitter(4, sink, 60_000, "test-commit")) {
             committer.start();
             for (int i = 0; i < 200; i++) {
-                committer.chunkReleased(i % 4, i % 14, 1);
+                committer.chunkReleased(i % 4, i % 14, 1, -1, 0);
                 committer.patch(patch(7, i));
                 sink.flushAndWait(committer, i + 1);
                 int chunkRequest = requestOf(sink.requests, (i % 4) + ":" + (i % 14) + ":1");
@@ -226,7 +226,7 @@ class ChunkCommitterTest {
         RecordingSink sink = new RecordingSink();
         try (ChunkCommitter committer = new ChunkCommitter(4, sink, 60_000, "test-commit")) {
             committer.start();
-            committer.chunkReleased(0, 0, 0);
+            committer.chunkReleased(0, 0, 0, -1, 0);
             sink.flushAndWait(committer, 1);
             committer.patch(patch(3, 0));
             committer.patch(new CommitRequest.Patch(3, 0, 8, 0x00808081, true));
@@ -311,7 +311,7 @@ class ChunkCommitterTest {
                                 Thread.onSpinWait();
                             }
                             releasedGeneration.set(slot, generation);
-                            committer.chunkReleased(page, index, 0);
+                            committer.chunkReleased(page, index, 0, -1, 0);
                             committer.patch(patch(page, generation << 8 | index));
                         }
                     }
@@ -347,7 +347,7 @@ class ChunkCommitterTest {
             List<String> expectedChunks = new ArrayList<>();
             List<String> expectedPatches = new ArrayList<>();
             for (int round = 0; round < 100; round++) {
-                committer.chunkReleased(round % 4, round % 14, round);
+                committer.chunkReleased(round % 4, round % 14, round, -1, 0);
                 expectedChunks.add(round % 4 + ":" + round % 14 + ":" + round);
                 if (round % 3 == 0) {
                     committer.patch(patch(1, round));
@@ -384,7 +384,7 @@ class ChunkCommitterTest {
             committer.start();
             for (int round = 0; round < 30; round++) {
                 int writerId = 1 + round % 7;
-                committer.chunkReleased(round % 4, 0, 1);
+                committer.chunkReleased(round % 4, 0, 1, -1, 0);
                 committer.retireWriter(writerId);
                 sink.flushAndWait(committer, round + 1);
                 // The writer's chunk is in the request that retires it, or in an earlier one.

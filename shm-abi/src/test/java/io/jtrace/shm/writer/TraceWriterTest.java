@@ -417,9 +417,10 @@ class TraceWriterTest extends SmbRigFixture {
     }
 
     @Test
-    void everyPacketIsFramedAsATraceFilesPacketFieldAndEndsInAnEmptySequenceIdSlot() throws IOException {
+    void everyPacketIsFramedAsATraceFilesPacketFieldAndEndsInASlotHoldingItsWritersProposedSequenceId() throws IOException {
         rig = new SmbRig(dir, 64 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        assertEquals(WireFormat.MAX_SLOT_SEQUENCE_ID, w.proposedSequenceId(), "the SMB's first writer proposes the highest id");
         write(w, small(5));
         byte[] reserved = small(6).toByteArray();
         int at = w.tryReserve(reserved.length);
@@ -429,15 +430,33 @@ class TraceWriterTest extends SmbRigFixture {
 
         Copy chunk = rig.chunksOf(w.writerId()).get(0);
         byte[] expected = {
-            0x0A, (byte) 0x85, (byte) 0x80, (byte) 0x80, 0x00, 0x40, 0x05, 0x50, (byte) 0x80, 0x00, // 4-byte size
-            0x0A, 0x05, 0x40, 0x06, 0x50, (byte) 0x80, 0x00, // reserved: 1-byte size
+            0x0A, (byte) 0x85, (byte) 0x80, (byte) 0x80, 0x00, 0x40, 0x05, 0x50, (byte) 0xFF, 0x7F, // 4-byte size
+            0x0A, 0x05, 0x40, 0x06, 0x50, (byte) 0xFF, 0x7F, // reserved: 1-byte size
         };
         byte[] frames = Arrays.copyOf(chunk.payload(), expected.length);
         assertArrayEquals(expected, frames);
         assertTrue(chunk.hasFlag(ChunkHeader.FLAG_FILE_FRAMED));
-        assertEquals(List.of(small(5).toBuilder().setTrustedPacketSequenceId(0).build(),
-                small(6).toBuilder().setTrustedPacketSequenceId(0).build()), Trace.parseFrom(frames).getPacketList(),
+        int id = WireFormat.MAX_SLOT_SEQUENCE_ID;
+        assertEquals(List.of(small(5).toBuilder().setTrustedPacketSequenceId(id).build(),
+                small(6).toBuilder().setTrustedPacketSequenceId(id).build()), Trace.parseFrom(frames).getPacketList(),
                 "the frames are a piece of a trace file as they are");
+    }
+
+    @Test
+    void writersProposeDistinctSequenceIdsUntilTheUpperHalfOfTheSlotsRangeIsUsedUpThenNone() throws IOException {
+        rig = new SmbRig(dir, 64 * 1024, 4096);
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int i = 0; i < ChunkArbiter.PROPOSALS; i++) {
+            int id = rig.arbiter.proposeSequenceId();
+            assertTrue(id > WireFormat.MAX_SLOT_SEQUENCE_ID - ChunkArbiter.PROPOSALS && id <= WireFormat.MAX_SLOT_SEQUENCE_ID, "id " + id);
+            assertTrue(seen.add(id), "id " + id + " proposed twice");
+        }
+        assertEquals(0, rig.arbiter.proposeSequenceId());
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        assertEquals(0, w.proposedSequenceId());
+        write(w, small(1));
+        rig.flush(w);
+        assertEquals(List.of(small(1)), rig.sequence(w.writerId()).assertWellFormed().timeline(), "its slots stay empty");
     }
 
     @Test
