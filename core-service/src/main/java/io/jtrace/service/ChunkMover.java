@@ -2,6 +2,7 @@ package io.jtrace.service;
 
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.ChunkSnapshot;
+import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
@@ -54,7 +55,7 @@ final class ChunkMover {
     void commit(ProducerState producer, CommitRequest request) {
         patchesApplied.clear();
         for (int i = 0; i < request.size(); i++) {
-            move(producer, request, request.page(i), request.chunk(i), request.targetBuffer(i));
+            move(producer, request, i);
         }
         List<CommitRequest.Patch> patches = request.patches();
         for (int i = 0; i < patches.size(); i++) {
@@ -81,7 +82,10 @@ final class ChunkMover {
         sequences.retire(producer.id, writerId);
     }
 
-    private void move(ProducerState producer, CommitRequest request, int page, int chunk, int targetBuffer) {
+    private void move(ProducerState producer, CommitRequest request, int i) {
+        int page = request.page(i);
+        int chunk = request.chunk(i);
+        int targetBuffer = request.targetBuffer(i);
         SharedMemoryAbi abi = producer.abi;
         TraceBuffer buffer = bufferFor(producer, targetBuffer);
         if (buffer != null) {
@@ -97,8 +101,17 @@ final class ChunkMover {
         // repartitioned) and, being a volatile access, made the producer's writes visible.
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
         if (buffer != null) {
+            int payloadEnd = -1;
+            int stampedSequenceId = 0;
+            if (request.sequenceId(i) > 0 && sequences.trusted(producer.id)) {
+                // Hints come in-process only, from a writer as trusted as the service's own code.
+                stampedSequenceId = request.sequenceId(i);
+                payloadEnd = request.payloadEnd(i);
+                int writerId = ChunkHeader.writerId(abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk)));
+                sequences.propose(producer.id, writerId, stampedSequenceId);
+            }
             // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-            buffer.copyChunk(producer.id, abi, page, layout, chunk, true);
+            buffer.copyChunk(producer.id, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
         }
         abi.releaseChunkAsFree(page, chunk);
     }

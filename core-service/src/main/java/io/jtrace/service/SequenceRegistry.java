@@ -1,6 +1,8 @@
 package io.jtrace.service;
 
 import io.jtrace.service.buffer.SequenceIdentity;
+import io.jtrace.shm.proto.WireFormat;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -15,6 +17,8 @@ final class SequenceRegistry implements SequenceIdentity {
     /** Per producer: {pid, uid, 1 if connected in this JVM}. */
     private final Map<Integer, int[]> producers = new HashMap<>();
     private int nextSequenceId = TracingService.SERVICE_SEQUENCE_ID + 1;
+    /** Ids a slot can hold that a sequence has had (assigned or adopted): none is given out twice. */
+    private final BitSet slotIdsUsed = new BitSet(WireFormat.MAX_SLOT_SEQUENCE_ID + 1);
 
     void producerConnected(int producerId, int pid, int uid, boolean inProcess) {
         producers.put(producerId, new int[] {pid, uid, inProcess ? 1 : 0});
@@ -26,12 +30,42 @@ final class SequenceRegistry implements SequenceIdentity {
 
     @Override
     public int sequenceId(int producerId, int writerId) {
-        return sequenceIds.computeIfAbsent(((long) producerId << 16) | writerId, k -> nextSequenceId++);
+        return sequenceIds.computeIfAbsent(key(producerId, writerId), k -> assign());
+    }
+
+    /**
+     * A trusted producer's writer wrote {@code proposed} into its packets' slots
+     * ({@link io.jtrace.shm.writer.ChunkArbiter#proposeSequenceId}): it becomes the writer's sequence id if
+     * the writer has none yet and no sequence of this service has had it. Otherwise nothing changes, and
+     * the service stamps the id it gives that sequence over the writer's.
+     */
+    void propose(int producerId, int writerId, int proposed) {
+        long key = key(producerId, writerId);
+        if (proposed > TracingService.SERVICE_SEQUENCE_ID && proposed <= WireFormat.MAX_SLOT_SEQUENCE_ID
+                && !slotIdsUsed.get(proposed) && !sequenceIds.containsKey(key)) {
+            slotIdsUsed.set(proposed);
+            sequenceIds.put(key, proposed);
+        }
+    }
+
+    private int assign() {
+        while (nextSequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID && slotIdsUsed.get(nextSequenceId)) {
+            nextSequenceId++;
+        }
+        int id = nextSequenceId++;
+        if (id <= WireFormat.MAX_SLOT_SEQUENCE_ID) {
+            slotIdsUsed.set(id);
+        }
+        return id;
+    }
+
+    private static long key(int producerId, int writerId) {
+        return ((long) producerId << 16) | writerId;
     }
 
     /** The writer retired: the next one with this id starts a new sequence. */
     void retire(int producerId, int writerId) {
-        sequenceIds.remove(((long) producerId << 16) | writerId);
+        sequenceIds.remove(key(producerId, writerId));
     }
 
     @Override

@@ -24,6 +24,8 @@ import io.jtrace.protos.TraceStats;
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.TraceWriter;
+import io.jtrace.shm.proto.WireFormat;
+import io.jtrace.shm.writer.ChunkArbiter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -152,6 +154,36 @@ class WriterToServiceRoundTripTest {
         thread.start();
     }
 
+    private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - ChunkArbiter.PROPOSALS;
+
+    @Test
+    void anInProcessProducersWritersKeepTheSequenceIdsTheyWroteIntoTheirSlots() throws Exception {
+        TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
+        int count = 2000;
+        long[] tags = {11, 22};
+        CompletableFuture<Long> written = new CompletableFuture<>();
+        ProducerClient client = new ProducerClient("in-process", List.of(new TestDataSource("test",
+                (ctx, cfg) -> new ProducerThreadWriters(ctx, tags, count, written))));
+        client.connect(p -> service.connectInProcessProducer(p, "in-process"));
+        closer.add(client);
+        ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
+
+        await(consumer.enableTracing(config(4096, "test")));
+        assertEquals(0L, await(written));
+        await(consumer.disableTracing());
+        List<TracePacket> fromProducer = producerPackets(read(consumer));
+
+        assertEquals(2 * count, fromProducer.size(), "every packet exactly once");
+        for (long tag : tags) {
+            assertTagged(fromProducer, tag, count);
+        }
+        int seqA = sequenceIdOf(fromProducer, tags[0]);
+        int seqB = sequenceIdOf(fromProducer, tags[1]);
+        assertNotEquals(seqA, seqB);
+        assertTrue(seqA >= LOWEST_PROPOSAL && seqB >= LOWEST_PROPOSAL, "the writers' own ids: " + seqA + ", " + seqB);
+        assertEquals(2, fromProducer.stream().filter(TracePacket::getFirstPacketOnSequence).count());
+    }
+
     @Test
     void everyPacketArrivesOnceInWriterOrderWithTrustedFieldsAndServicePackets() throws Exception {
         TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
@@ -179,6 +211,8 @@ class WriterToServiceRoundTripTest {
         assertNotEquals(TracingService.SERVICE_SEQUENCE_ID, seqA);
         assertNotEquals(TracingService.SERVICE_SEQUENCE_ID, seqB);
         assertNotEquals(seqA, seqB, "each writer is its own sequence");
+        assertTrue(seqA < LOWEST_PROPOSAL && seqB < LOWEST_PROPOSAL,
+                "another process's writers get the service's ids, not the ones they wrote: " + seqA + ", " + seqB);
         TestPackets.assertAttributedTo(fromProducer, PRODUCER_PID, PRODUCER_UID);
         for (TracePacket p : fromProducer) {
             assertTrue(!p.hasPreviousPacketDropped() || p.getPreviousPacketDropped() == 0, "nothing was lost");

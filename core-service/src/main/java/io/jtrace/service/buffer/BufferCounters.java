@@ -21,6 +21,8 @@ public final class BufferCounters {
     long writeWrapCount;
     long writerPacketLoss;
     long trustedFieldViolations;
+    /** Chunks whose packets after the first went out on their writer's hints, without a walk (not in TraceStats). */
+    long chunksReadOnHints;
 
     void copyFrom(BufferCounters o) {
         bytesWritten = o.bytesWritten;
@@ -85,6 +87,14 @@ public final class BufferCounters {
     }
 
     /** Of {@link #invalidPackets()}, those that tried to set a trusted field. */
+    public long chunksRead() {
+        return chunksRead;
+    }
+
+    public long chunksReadOnHints() {
+        return chunksReadOnHints;
+    }
+
     public long trustedFieldViolations() {
         return trustedFieldViolations;
     }

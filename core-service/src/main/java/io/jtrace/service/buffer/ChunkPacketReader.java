@@ -71,10 +71,20 @@ final class ChunkPacketReader {
         for (int i = 0; i < chunk.packetCount; i++) {
             if (stampSlots && trusted && delivered > 0 && !seq.lossPending && i < plainLimit) {
                 // Past the chunk's first packet (which carries the identity) and with no loss to report, a
-                // trusted producer's packets need nothing but their sequence id: stamp them and hand them
-                // over as one run, up to the first that needs a look (a drop marker, an empty or a broken
-                // frame, a fragment).
-                pos = deliverFramedRun(data, pos, end, plainLimit - i, sink);
+                // trusted producer's packets need nothing but their sequence id. Its writer wrote it and
+                // said where they end: hand them over as they are. Otherwise stamp them and hand them over
+                // as one run, up to the first that needs a look (a drop marker, an empty or a broken frame,
+                // a fragment).
+                int runEnd = chunk.stampedSequenceId == sequenceId && chunk.payloadEnd >= 0
+                        ? chunk.offset + chunk.payloadEnd : -1;
+                if (runEnd > pos && runEnd <= end) {
+                    runPackets = plainLimit - i;
+                    sink.framedPackets(data, pos, runEnd - pos, runPackets);
+                    counters.chunksReadOnHints++;
+                    pos = runEnd;
+                } else {
+                    pos = deliverFramedRun(data, pos, end, plainLimit - i, sink);
+                }
                 delivered += runPackets;
                 i += runPackets;
                 if (i == chunk.packetCount) {

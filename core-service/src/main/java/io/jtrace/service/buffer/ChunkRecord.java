@@ -21,6 +21,14 @@ final class ChunkRecord {
     int flags;
     /** False for a chunk scraped while its writer still held it: only its counted packets are whole. */
     boolean complete;
+    /**
+     * A trusted writer's read-out hints (CommitRequest): where the payload's whole packets end, none of
+     * them a drop marker nor continued on the next chunk (-1 when not known), and the sequence id its
+     * writer wrote into their slots (0 for none). When that id is the sequence's, the packets after the
+     * first are copied to a file as one run, without a walk over their frames.
+     */
+    int payloadEnd = -1;
+    int stampedSequenceId;
     /** Read or replaced: its ring space is free, the record waits only to leave the age queue. */
     boolean dead;
     /** Next record in the buffer's free list while unused. */
@@ -43,5 +51,7 @@ final class ChunkRecord {
         this.packetCount = ChunkHeader.packetCount(packetsWord);
         this.flags = ChunkHeader.flags(packetsWord);
         this.complete = complete;
+        this.payloadEnd = -1;
+        this.stampedSequenceId = 0;
     }
 }

@@ -158,15 +158,22 @@ public final class TraceBuffer {
      * Stores chunk {@code index} of {@code page}, laid out as {@code layout}, straight out of a
      * producer's SMB. The caller owns the chunk: its CAS COMPLETE → BEING_READ made every byte the
      * writer wrote visible, and no one frees or reuses the chunk during the copy. A chunk the service does
-     * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead.
+     * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead. {@code payloadEnd} and
+     * {@code stampedSequenceId} are its trusted writer's read-out hints (-1 and 0 for none; see
+     * {@link ChunkRecord#payloadEnd}).
      */
     public boolean copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
-                             boolean complete) {
+                             int payloadEnd, int stampedSequenceId) {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
-        return copyChunk(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
+        ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
                 ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete);
+                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, true);
+        if (record != null && payloadEnd <= record.size) {
+            record.payloadEnd = payloadEnd;
+            record.stampedSequenceId = stampedSequenceId;
+        }
+        return record != null;
     }
 
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)} from an array. */
@@ -181,16 +188,22 @@ public final class TraceBuffer {
      */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
                              int length, boolean complete) {
+        return store(producerId, writerId, chunkId, packetsWord, src, offset, length, complete) != null;
+    }
+
+    /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)}: the chunk's record, or null if refused. */
+    private ChunkRecord store(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
+                              int length, boolean complete) {
         if (writerId <= 0 || writerId > ChunkHeader.MAX_WRITER_ID) {
             counters.abiViolations++;
-            return false;
+            return null;
         }
         SequenceState seq = sequence(producerId, writerId);
         long ordinal = ordinalOf(seq, chunkId);
         if (length > capacity) {
             counters.chunksDiscarded++;
             seq.lost(ordinal);
-            return false;
+            return null;
         }
         // In-order commits (the common case) are past everything stored: no need to look for a copy.
         ChunkRecord existing = seq.anyChunk && ordinal <= seq.maxOrdinal ? seq.chunks.find(ordinal) : null;
@@ -200,7 +213,7 @@ public final class TraceBuffer {
             if (existing.size == length) {
                 src.get(offset, ring, existing.offset, length);
                 existing.header(packetsWord, complete);
-                return true;
+                return existing;
             }
             forget(existing);
         }
@@ -208,13 +221,13 @@ public final class TraceBuffer {
             // Older than what was already read out: it can no longer be delivered in order.
             counters.chunksDiscarded++;
             seq.lossPending = true;
-            return false;
+            return null;
         }
         long at = reserve(length);
         if (at < 0) {
             counters.chunksDiscarded++;
             seq.lost(ordinal);
-            return false;
+            return null;
         }
         if (seq.anyChunk && ordinal < seq.maxOrdinal) {
             counters.chunksCommittedOutOfOrder++;
@@ -232,7 +245,7 @@ public final class TraceBuffer {
         used += length;
         counters.chunksWritten++;
         counters.bytesWritten += length;
-        return true;
+        return record;
     }
 
     /**

@@ -1,0 +1,192 @@
+package io.jtrace.service.buffer;
+
+import static io.jtrace.service.buffer.BufferTesting.IDENTITY;
+import static io.jtrace.service.buffer.BufferTesting.names;
+import static io.jtrace.service.buffer.BufferTesting.pkt;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.protos.Trace;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.service.output.TraceFileWriter;
+import io.jtrace.shm.abi.PageHeader;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.proto.WireFormat;
+import io.jtrace.shm.writer.ChunkArbiter;
+import io.jtrace.shm.writer.ChunkCommitter;
+import io.jtrace.shm.writer.CommitRequest;
+import io.jtrace.shm.writer.CommitSink;
+import io.jtrace.shm.writer.TraceWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A trusted writer's read-out hints (the sequence id it wrote into its slots, where its chunk's whole
+ * packets end): when the service's id for the sequence is the writer's, a chunk's packets after the
+ * first go to the file as they are, without a walk over their frames; when it is not, they are stamped
+ * with the service's id as before. Real writers, a real SMB, the commit thread's own requests.
+ */
+class WriterHintsReadOutTest {
+    private static final int PRODUCER = 1;
+
+    @TempDir
+    Path dir;
+
+    private final LinkedBlockingQueue<CommitRequest> requests = new LinkedBlockingQueue<>();
+    private SharedMemoryAbi abi;
+    private ChunkCommitter committer;
+    private ChunkArbiter arbiter;
+
+    @BeforeEach
+    void smb() throws IOException {
+        abi = new SharedMemoryAbi(SharedMemoryBuffer.create(dir, 256 * 1024, 4096));
+        committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                requests.add(request);
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        }, 5, "hints-commit");
+        arbiter = new ChunkArbiter(abi, committer);
+        committer.start();
+    }
+
+    @AfterEach
+    void close() {
+        committer.close();
+    }
+
+    /** Writes {@code count} packets (a few chunks' worth), flushes, and moves the chunks as the service does. */
+    private TraceBuffer written(TraceWriter w, int count) throws InterruptedException {
+        for (int i = 0; i < count; i++) {
+            byte[] bytes = pkt("p" + i).toByteArray();
+            int at = w.tryReserve(bytes.length);
+            w.buffer().put(at, bytes);
+            w.commitReserved(bytes.length);
+        }
+        w.flush();
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        int chunks = 0;
+        long packets = 0;
+        while (packets < count) {
+            CommitRequest r = requests.poll(30, TimeUnit.SECONDS);
+            assertTrue(r != null, "the commit thread committed the writer's chunks");
+            for (int i = 0; i < r.size(); i++) {
+                int page = r.page(i);
+                assertTrue(abi.tryAcquireChunkForReading(page, r.chunk(i)));
+                int header = abi.readWriterAndPackets(abi.chunkOffset(page, PageHeader.layout(abi.pageBitmap(page)), r.chunk(i)));
+                packets += io.jtrace.shm.abi.ChunkHeader.packetCount(io.jtrace.shm.abi.ChunkHeader.packetsWordOf(header));
+                assertTrue(buffer.copyChunk(PRODUCER, abi, page, PageHeader.layout(abi.pageBitmap(page)), r.chunk(i),
+                        r.payloadEnd(i), r.sequenceId(i)));
+                abi.releaseChunkAsFree(page, r.chunk(i));
+                chunks++;
+            }
+        }
+        assertTrue(chunks > 2, chunks + " chunks");
+        return buffer;
+    }
+
+    private static SequenceIdentity trustedWithSequenceId(int sequenceId) {
+        SequenceIdentity trusted = BufferTesting.trusted(0);
+        return new SequenceIdentity() {
+            @Override
+            public int sequenceId(int producerId, int writerId) {
+                return sequenceId;
+            }
+
+            @Override
+            public int pid(int producerId) {
+                return trusted.pid(producerId);
+            }
+
+            @Override
+            public int uid(int producerId) {
+                return trusted.uid(producerId);
+            }
+
+            @Override
+            public boolean trusted(int producerId) {
+                return true;
+            }
+        };
+    }
+
+    private List<TracePacket> readIntoFile(TraceBuffer buffer, SequenceIdentity identity) throws IOException {
+        Path file = Files.createTempFile(dir, "read", ".pftrace");
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            buffer.readAll(identity, writer, true);
+        }
+        return Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
+    }
+
+    private static List<String> expectedNames(int count) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            names.add("p" + i);
+        }
+        return names;
+    }
+
+    @Test
+    void whenTheSequenceHasTheWritersOwnIdItsChunksGoAsTheyAreAndTheFileNamesThatSequence() throws Exception {
+        TraceWriter w = new TraceWriter(arbiter, 0);
+        int id = w.proposedSequenceId();
+        assertTrue(id > 0 && id <= WireFormat.MAX_SLOT_SEQUENCE_ID);
+        TraceBuffer buffer = written(w, 3000);
+
+        List<TracePacket> packets = readIntoFile(buffer, trustedWithSequenceId(id));
+
+        assertEquals(expectedNames(3000), names(packets));
+        assertTrue(packets.stream().allMatch(p -> p.getTrustedPacketSequenceId() == id));
+        assertEquals(buffer.counters().chunksRead(), buffer.counters().chunksReadOnHints(), "every chunk went as it was");
+    }
+
+    @Test
+    void whenTheServiceGaveTheSequenceAnotherIdEveryPacketIsStampedWithThatOne() throws Exception {
+        TraceWriter w = new TraceWriter(arbiter, 0);
+        TraceBuffer buffer = written(w, 3000);
+        int serviceId = 77;
+
+        List<TracePacket> packets = readIntoFile(buffer, trustedWithSequenceId(serviceId));
+
+        assertEquals(expectedNames(3000), names(packets));
+        assertTrue(packets.stream().allMatch(p -> p.getTrustedPacketSequenceId() == serviceId),
+                "not the writer's own " + w.proposedSequenceId());
+        assertEquals(0, buffer.counters().chunksReadOnHints());
+    }
+
+    @Test
+    void anUntrustedProducersHintsAreNotUsedItsPacketsAreEachValidated() throws Exception {
+        TraceWriter w = new TraceWriter(arbiter, 0);
+        TraceBuffer buffer = written(w, 3000);
+        List<Integer> runs = new ArrayList<>();
+        int[] single = {0};
+
+        buffer.readAll(IDENTITY, new PacketSink() {
+            @Override
+            public void packet(byte[] body, int bodyOffset, int bodyLength, byte[] trailer, int trailerLength) {
+                single[0]++;
+            }
+
+            @Override
+            public void framedPackets(byte[] data, int offset, int length, int count) {
+                runs.add(count);
+            }
+        }, true);
+
+        assertEquals(3000, single[0]);
+        assertEquals(List.of(), runs);
+    }
+}
