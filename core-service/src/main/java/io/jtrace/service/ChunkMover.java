@@ -111,7 +111,7 @@ final class ChunkMover {
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
             // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-            buffer.copyChunk(producer.id, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
+            buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
         }
         abi.releaseChunkAsFree(page, chunk);
     }

@@ -140,7 +140,8 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
                 int page = request.page(i);
                 int chunk = request.chunk(i);
                 abi.tryAcquireChunkForReading(page, chunk);
-                buffer.copyChunk(1, abi, page, PageHeader.layout(abi.pageBitmap(page)), chunk, true);
+                buffer.copyChunk(1, abi, page, PageHeader.layout(abi.pageBitmap(page)), chunk, true,
+                        request.payloadEnd(i), request.sequenceId(i));
                 abi.releaseChunkAsFree(page, chunk);
             }
             committer.notifyChunksFreed();
@@ -187,7 +188,7 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
             }
             for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
                 if (abi.chunkState(page, chunk) == ChunkState.BEING_WRITTEN) {
-                    buffer.copyChunk(1, abi, page, layout, chunk, false);
+                    buffer.copyChunk(1, abi, page, layout, chunk, false, -1, 0);
                 }
             }
         }

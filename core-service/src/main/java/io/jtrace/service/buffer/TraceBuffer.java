@@ -160,16 +160,16 @@ public final class TraceBuffer {
      * writer wrote visible, and no one frees or reuses the chunk during the copy. A chunk the service does
      * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead. {@code payloadEnd} and
      * {@code stampedSequenceId} are its trusted writer's read-out hints (-1 and 0 for none; see
-     * {@link ChunkRecord#payloadEnd}).
+     * {@link ChunkRecord#payloadEnd}), for a {@code complete} chunk only.
      */
     public boolean copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
-                             int payloadEnd, int stampedSequenceId) {
+                             boolean complete, int payloadEnd, int stampedSequenceId) {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
                 ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, true);
-        if (record != null && payloadEnd <= record.size) {
+                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete);
+        if (record != null && complete && payloadEnd <= record.size) {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;
         }

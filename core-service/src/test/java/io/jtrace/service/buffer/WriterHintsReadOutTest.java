@@ -89,7 +89,7 @@ class WriterHintsReadOutTest {
                 int header = abi.readWriterAndPackets(abi.chunkOffset(page, PageHeader.layout(abi.pageBitmap(page)), r.chunk(i)));
                 packets += io.jtrace.shm.abi.ChunkHeader.packetCount(io.jtrace.shm.abi.ChunkHeader.packetsWordOf(header));
                 assertTrue(buffer.copyChunk(PRODUCER, abi, page, PageHeader.layout(abi.pageBitmap(page)), r.chunk(i),
-                        r.payloadEnd(i), r.sequenceId(i)));
+                        true, r.payloadEnd(i), r.sequenceId(i)));
                 abi.releaseChunkAsFree(page, r.chunk(i));
                 chunks++;
             }
