@@ -6,6 +6,7 @@ import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.WireFormat;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Finds free chunks in the SMB for writers, without locks: every claim is a CAS on a page header
@@ -131,6 +132,30 @@ public final class ChunkArbiter {
     /** Packets dropped so far by every writer of this SMB because no chunk was free. */
     public long droppedPackets() {
         return droppedPackets.sum();
+    }
+
+    /**
+     * {@link #acquireChunk} for a writer whose policy is to wait: bounded back-off (spin, then yield,
+     * then park in growing steps), waking the commit thread each time, for at most {@code limitNanos}.
+     */
+    public int acquireChunkStalling(int minChunkBytes, long limitNanos) {
+        long deadline = System.nanoTime() + limitNanos;
+        long park = 1_000;
+        for (int attempt = 0; ; attempt++) {
+            committer.wakeUp();
+            if (attempt < 16) {
+                Thread.onSpinWait();
+            } else if (attempt < 32) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, 1_000_000);
+            }
+            int handle = acquireChunk(minChunkBytes);
+            if (handle >= 0 || System.nanoTime() > deadline) {
+                return handle;
+            }
+        }
     }
 
     /**

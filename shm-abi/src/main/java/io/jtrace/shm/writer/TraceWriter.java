@@ -8,7 +8,6 @@ import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes a sequence of {@code TracePacket}s into SMB chunks it owns. One per writing thread; not
@@ -78,11 +77,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** Frame header of the packet {@link #tryReserve} made room for: {@link #SHORT_FRAME_HEADER} or {@link #FRAME_HEADER}. */
     private int reservedHeader;
 
-    // Where to patch the size field of each open nested level that lies in a released chunk.
-    private final int[] patchChunkId = new int[ProtoWriter.MAX_NESTING];
-    private final int[] patchOffset = new int[ProtoWriter.MAX_NESTING];
-    /** Lowest level whose size field lies in the same chunk: its patch is that chunk's last. */
-    private final int[] patchLowestLevel = new int[ProtoWriter.MAX_NESTING];
+    private final LeftBehindSizes leftBehind;
 
     private boolean inPacket;
     /** The current packet is being written to {@link #scratch} and will be dropped at its end. */
@@ -116,6 +111,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         this.writerId = id;
         this.targetBuffer = targetBuffer;
         this.policy = policy;
+        this.leftBehind = new LeftBehindSizes(id, arbiter.committer());
         this.proposedSequenceId = arbiter.proposeSequenceId();
         this.slot = WireFormat.sequenceIdSlot(proposedSequenceId);
         this.slotBytes = new byte[] {(byte) slot, (byte) (slot >>> 8), (byte) (slot >>> 16)};
@@ -359,18 +355,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             return;
         }
         // Size fields of open messages that stay behind in the old chunk become patches.
-        int lowest = -1;
-        for (int level = 1; level < writer.depth(); level++) {
-            if (writer.fragmentOf(level) == writer.fragment()) {
-                if (lowest < 0) {
-                    lowest = level;
-                }
-                patchChunkId[level] = oldId;
-                patchOffset[level] = writer.sizeFieldOffset(level) - (oldOffset + ChunkHeader.SIZE);
-                patchLowestLevel[level] = lowest;
-            }
-        }
-        if (lowest >= 0) {
+        if (leftBehind.leave(writer, oldId, oldOffset + ChunkHeader.SIZE)) {
             oldFlags |= ChunkHeader.FLAG_NEEDS_PATCHING;
         }
         // Closes the old fragment's frame (in the old chunk, which we still own) and opens the new one.
@@ -389,28 +374,13 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             oversized = true;
             size = 0;
         }
-        sendPatch(level, size);
+        leftBehind.send(level, size);
     }
 
-    /** The size of the message at {@code level}, for its size field left in a released chunk. */
-    private void sendPatch(int level, int size) {
-        arbiter.committer().patch(new CommitRequest.Patch(writerId, patchChunkId[level], patchOffset[level],
-                WireFormat.redundantVarint(size), level > patchLowestLevel[level]));
-    }
-
-    /**
-     * The open packet is lost: chunks that wait for patches of its size fields get them anyway (with a
-     * size of 0: the reader drops the packet since its continuation never comes), so they do not block
-     * their sequence.
-     */
+    /** The open packet is lost: see {@link LeftBehindSizes#abandon}. A discarded one left nothing behind. */
     private void abandonPatches() {
-        if (discarding) {
-            return;
-        }
-        for (int level = proto.depth() - 1; level >= 1; level--) {
-            if (proto.fragmentOf(level) != proto.fragment()) {
-                sendPatch(level, 0);
-            }
+        if (!discarding) {
+            leftBehind.abandon(proto);
         }
     }
 
@@ -431,7 +401,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             handle = arbiter.acquireChunk(MIN_CHUNK);
         }
         if (handle < 0 && stall) {
-            handle = stallForChunk();
+            handle = arbiter.acquireChunkStalling(MIN_CHUNK, STALL_LIMIT_NANOS);
         }
         if (handle < 0) {
             return false;
@@ -454,27 +424,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             }
         }
         return true;
-    }
-
-    /** Bounded back-off: spin, then yield, then park in growing steps, waking the commit thread. */
-    private int stallForChunk() {
-        long deadline = System.nanoTime() + STALL_LIMIT_NANOS;
-        long park = 1_000;
-        for (int attempt = 0; ; attempt++) {
-            arbiter.committer().wakeUp();
-            if (attempt < 16) {
-                Thread.onSpinWait();
-            } else if (attempt < 32) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(park);
-                park = Math.min(park * 2, 1_000_000);
-            }
-            int handle = arbiter.acquireChunk(MIN_CHUNK);
-            if (handle >= 0 || System.nanoTime() > deadline) {
-                return handle;
-            }
-        }
     }
 
     /** A fragment of size 0x0FFFFFFF and no bytes: tells the service that packets were lost here. */
