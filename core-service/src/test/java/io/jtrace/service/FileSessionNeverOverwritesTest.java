@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,26 +73,16 @@ class FileSessionNeverOverwritesTest {
      */
     @Test
     void aLargeStreamingBufferIsDrainedIntoTheFileEveryQuarterMebibyte() throws Exception {
-        TracingService service = closer.add(new TracingService(
-                new ServiceConfig(2 * 1024 * 1024, 4096, dir, 4, 1L << 30, 5000)));
-        HostileProducer producer = HostileProducer.connect(service, "raw", 1000, 1000, "raw");
         Path file = dir.resolve("drained.pftrace");
-        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
-        await(consumer.enableTracing(TraceConfig.newBuilder()
-                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(8 * 1024))
-                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("raw")))
-                .setWriteIntoFile(true).setOutputPath(file.toString()).setFileWritePeriodMs(3_600_000)
-                .build()));
-        int target = await(producer.started).getTargetBuffer();
-        producer.endpoint.registerTraceWriter(WRITER, target);
-        SharedMemoryAbi abi = new SharedMemoryAbi(producer.smb);
+        Streaming s = streaming(file, 8 * 1024, b -> b.setFileWritePeriodMs(3_600_000));
+        SharedMemoryAbi abi = new SharedMemoryAbi(s.producer.smb);
         CommitRequest request = new CommitRequest(PAGES);
         long packets = 0;
         for (int page = 0; page < 80; page++) {
             packets = fillChunk(abi, page, packets, false);
-            request.add(page, 0, target);
+            request.add(page, 0, s.target);
         }
-        producer.endpoint.commit(request);
+        s.producer.endpoint.commit(request);
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ServiceTesting.WAIT_SECONDS);
         while (Files.size(file) < 256 * 1024 && System.nanoTime() < deadline) {
@@ -127,18 +118,11 @@ class FileSessionNeverOverwritesTest {
 
     /** One commit of {@link #PAGES} full chunks; {@code needsPatch} chunks are flagged and patched in the same commit. */
     private Burst burst(long maxFileSize, int... needsPatch) throws Exception {
-        TracingService service = closer.add(new TracingService(
-                new ServiceConfig(2 * 1024 * 1024, 4096, dir, 4, 1L << 30, 5000)));
-        HostileProducer producer = HostileProducer.connect(service, "raw", 1000, 1000, "raw");
         Path file = dir.resolve("burst.pftrace");
-        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
-        await(consumer.enableTracing(TraceConfig.newBuilder()
-                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(BUFFER_KB))
-                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("raw")))
-                .setWriteIntoFile(true).setOutputPath(file.toString()).setMaxFileSizeBytes(maxFileSize)
-                .build()));
-        int target = await(producer.started).getTargetBuffer();
-        producer.endpoint.registerTraceWriter(WRITER, target);
+        Streaming s = streaming(file, BUFFER_KB, b -> b.setMaxFileSizeBytes(maxFileSize));
+        HostileProducer producer = s.producer;
+        ConsumerEndpoint consumer = s.consumer;
+        int target = s.target;
 
         SharedMemoryAbi abi = new SharedMemoryAbi(producer.smb);
         CommitRequest request = new CommitRequest(PAGES);
@@ -157,6 +141,23 @@ class FileSessionNeverOverwritesTest {
         producer.endpoint.commit(request);
         await(consumer.disableTracing());
         return new Burst(file, packets, Trace.parseFrom(Files.readAllBytes(file)).getPacketList());
+    }
+
+    /** A session streaming into {@code file} from one raw producer with writer {@link #WRITER} registered. */
+    private record Streaming(HostileProducer producer, ConsumerEndpoint consumer, int target) {}
+
+    private Streaming streaming(Path file, int bufferKb, UnaryOperator<TraceConfig.Builder> options) throws Exception {
+        TracingService service = closer.add(new TracingService(
+                new ServiceConfig(2 * 1024 * 1024, 4096, dir, 4, 1L << 30, 5000)));
+        HostileProducer producer = HostileProducer.connect(service, "raw", 1000, 1000, "raw");
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        await(consumer.enableTracing(options.apply(TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(bufferKb))
+                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("raw")))
+                .setWriteIntoFile(true).setOutputPath(file.toString())).build()));
+        int target = await(producer.started).getTargetBuffer();
+        producer.endpoint.registerTraceWriter(WRITER, target);
+        return new Streaming(producer, consumer, target);
     }
 
     private record Burst(Path file, long packets, List<TracePacket> trace) {

@@ -11,6 +11,7 @@ import io.jtrace.protos.TrackEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntBinaryOperator;
 import java.util.stream.Collectors;
 
 /** Identities, packets, commits, reads and checks shared by the trace buffer tests. */
@@ -50,10 +51,15 @@ final class BufferTesting {
 
     /** {@link #IDENTITY}'s pids and uids, trusted, with {@code offset} added to each sequence id. */
     static SequenceIdentity trusted(int offset) {
+        return trustedNaming((producerId, writerId) -> offset + IDENTITY.sequenceId(producerId, writerId));
+    }
+
+    /** {@link #IDENTITY}'s pids and uids, trusted, with the sequence ids {@code sequenceIds} gives. */
+    static SequenceIdentity trustedNaming(IntBinaryOperator sequenceIds) {
         return new SequenceIdentity() {
             @Override
             public int sequenceId(int producerId, int writerId) {
-                return offset + IDENTITY.sequenceId(producerId, writerId);
+                return sequenceIds.applyAsInt(producerId, writerId);
             }
 
             @Override

@@ -99,28 +99,7 @@ class WriterHintsReadOutTest {
     }
 
     private static SequenceIdentity trustedWithSequenceId(int sequenceId) {
-        SequenceIdentity trusted = BufferTesting.trusted(0);
-        return new SequenceIdentity() {
-            @Override
-            public int sequenceId(int producerId, int writerId) {
-                return sequenceId;
-            }
-
-            @Override
-            public int pid(int producerId) {
-                return trusted.pid(producerId);
-            }
-
-            @Override
-            public int uid(int producerId) {
-                return trusted.uid(producerId);
-            }
-
-            @Override
-            public boolean trusted(int producerId) {
-                return true;
-            }
-        };
+        return BufferTesting.trustedNaming((producerId, writerId) -> sequenceId);
     }
 
     private List<TracePacket> readIntoFile(TraceBuffer buffer, SequenceIdentity identity) throws IOException {
