@@ -15,7 +15,10 @@ final class Packets {
     static final int FIELDS = 4;
     /** tag byte + 8 value bytes per field. */
     static final int PAYLOAD = FIELDS * 9;
-    /** A framed packet as the writer frames it: tag, 4-byte size field, payload, empty sequence id slot. */
+    /**
+     * A framed packet as the writer frames it: tag, 4-byte size field, payload, sequence id slot (empty
+     * here; a writer fills in the id it proposes).
+     */
     static final int FRAME = 1 + WireFormat.RESERVED_SIZE_BYTES + PAYLOAD + WireFormat.SEQUENCE_ID_SLOT_BYTES;
     /** Uses and packets per use the frames are prepared for. */
     static final int USES = 4;
@@ -55,14 +58,22 @@ final class Packets {
         }
     }
 
-    /** Whether the {@code count} frames at {@code at} are exactly packets 0..count-1 of use {@code use}. */
+    /**
+     * Whether the {@code count} frames at {@code at} are exactly packets 0..count-1 of use {@code use}, each
+     * ending in a sequence id slot whatever id it holds.
+     */
     static boolean intact(ByteBuffer src, int at, int use, int count) {
+        int idBytes = WireFormat.SEQUENCE_ID_SLOT_BYTES - 1;
         for (int packet = 0; packet < count; packet++) {
             byte[] frame = FRAMES[use][packet];
-            for (int i = 0; i < frame.length; i++) {
-                if (src.get(at + packet * FRAME + i) != frame[i]) {
+            int base = at + packet * FRAME;
+            for (int i = 0; i < frame.length - idBytes; i++) {
+                if (src.get(base + i) != frame[i]) {
                     return false;
                 }
+            }
+            if (src.get(base + FRAME - 2) >= 0 || src.get(base + FRAME - 1) < 0) {
+                return false;
             }
         }
         return true;
