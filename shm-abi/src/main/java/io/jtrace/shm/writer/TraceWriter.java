@@ -169,8 +169,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
                 || chunkEnd - proto.position() < SMALL_TAIL) {
             // Also when the chunk's tail is too small to be worth a fragment: a small packet would be
             // split for a few bytes' gain.
+            boolean filled = chunkHandle != NO_CHUNK;
             releaseChunk();
-            if (!acquireChunk(false)) {
+            if (!acquireChunk(false, filled, policy == SmbFullPolicy.STALL_THEN_DROP)) {
                 enterDiscard(FRAME_HEADER);
             }
         }
@@ -249,8 +250,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
             // Hands the chunk over and takes the next without leaving the fast path. A full SMB costs one
             // epoch compare here (ChunkArbiter.acquireChunk); the caller's slow path stalls, if its policy
             // says so, or counts the drop.
+            boolean filled = chunkHandle != NO_CHUNK;
             releaseChunk();
-            if (!acquireChunk(false, false)) {
+            if (!acquireChunk(false, filled, false)) {
                 return -1;
             }
         }
@@ -390,13 +392,17 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      * failure nothing changes and false is returned.
      */
     private boolean acquireChunk(boolean continuation) {
-        return acquireChunk(continuation, policy == SmbFullPolicy.STALL_THEN_DROP);
+        return acquireChunk(continuation, continuation, policy == SmbFullPolicy.STALL_THEN_DROP);
     }
 
-    private boolean acquireChunk(boolean continuation, boolean stall) {
-        // A packet that already spans chunks is a big one: give it the largest chunk there is, so it
-        // needs fewer fragments; fall back to any chunk.
-        int handle = continuation ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
+    /**
+     * {@code large}: the largest chunk there is, if one is free, else any. For a packet that already spans
+     * chunks (a big one: fewer fragments), and for a writer that filled its last chunk: a busy writer
+     * then hands over a chunk, and the service moves one, a few times less often. A writer that was
+     * flushed or is new takes a small chunk, so an SMB still holds one for each of thousands of threads.
+     */
+    private boolean acquireChunk(boolean continuation, boolean large, boolean stall) {
+        int handle = large ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
         if (handle < 0) {
             handle = arbiter.acquireChunk(MIN_CHUNK);
         }

@@ -507,6 +507,29 @@ class TraceWriterTest extends SmbRigFixture {
     }
 
     @Test
+    void aWriterThatFilledItsChunkTakesTheLargestNextAndAFlushedOneASmallOne() throws IOException {
+        rig = new SmbRig(dir, 64 * 1024, 4096);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        for (int i = 0; i < 3 * DIV1_PAYLOAD / 7; i++) {
+            byte[] encoded = small(i % 100 + 1).toByteArray();
+            int at = w.tryReserve(encoded.length);
+            w.buffer().put(at, encoded);
+            w.commitReserved(encoded.length);
+        }
+        w.flush();
+        write(w, small(1));
+        rig.flush(w);
+
+        List<PageLayout> layouts = rig.chunksOf(w.writerId()).stream().map(Copy::layout).collect(Collectors.toList());
+        assertTrue(layouts.size() >= 4, layouts.toString());
+        assertEquals(PageLayout.DIV4, layouts.get(0), "a new writer's first chunk is small");
+        assertTrue(layouts.subList(1, layouts.size() - 1).stream().allMatch(l -> l == PageLayout.DIV1),
+                "each chunk after one it filled is the largest: " + layouts);
+        assertEquals(PageLayout.DIV4, layouts.get(layouts.size() - 1), "after a flush, a small one again");
+        assertEquals(0, w.droppedPackets());
+    }
+
+    @Test
     void aReservationRefusedForAFullSmbDropsNothingItselfAndTheSlowPathCountsTheLoss() throws IOException {
         rig = new SmbRig(dir, 16 * 1024, 4096);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
