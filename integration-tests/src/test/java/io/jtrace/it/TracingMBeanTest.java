@@ -56,7 +56,7 @@ class TracingMBeanTest {
                 "-Dcom.sun.management.jmxremote.rmi.port=" + port, "-Dcom.sun.management.jmxremote.host=127.0.0.1",
                 "-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false");
         try (RunningJvm target = new RunningJvm(jdk, "start,name=flood,buffer=1m,file=" + dir.resolve("flood.pftrace"),
-                dir, flags, GatedFloodWorkload.class.getName(), "2", "2000");
+                dir, flags, GatedFloodWorkload.class.getName(), "8", "2000");
              JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(
                      "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi"))) {
             MBeanServerConnection server = connector.getMBeanServerConnection();
