@@ -154,6 +154,11 @@ class WriterToServiceRoundTripTest {
         thread.start();
     }
 
+    /** A source whose instance writes {@code count} packets per tag, each tag on its own thread. */
+    private static TestDataSource threadWriters(long[] tags, int count, CompletableFuture<Long> written) {
+        return new TestDataSource("test", (ctx, cfg) -> new ProducerThreadWriters(ctx, tags, count, written));
+    }
+
     private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - ChunkArbiter.PROPOSALS;
 
     @Test
@@ -162,8 +167,7 @@ class WriterToServiceRoundTripTest {
         int count = 2000;
         long[] tags = {11, 22};
         CompletableFuture<Long> written = new CompletableFuture<>();
-        ProducerClient client = new ProducerClient("in-process", List.of(new TestDataSource("test",
-                (ctx, cfg) -> new ProducerThreadWriters(ctx, tags, count, written))));
+        ProducerClient client = new ProducerClient("in-process", List.of(threadWriters(tags, count, written)));
         client.connect(p -> service.connectInProcessProducer(p, "in-process"));
         closer.add(client);
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
@@ -190,8 +194,7 @@ class WriterToServiceRoundTripTest {
         int count = 2000;
         long[] tags = {11, 22};
         CompletableFuture<Long> written = new CompletableFuture<>();
-        connect(service, "producer", new TestDataSource("test",
-                (ctx, cfg) -> new ProducerThreadWriters(ctx, tags, count, written)));
+        connect(service, "producer", threadWriters(tags, count, written));
         ServiceTesting.RecordingConsumer callbacks = new ServiceTesting.RecordingConsumer();
         ConsumerEndpoint consumer = service.connectConsumer(callbacks);
         TraceConfig traceConfig = config(4096, "test");
