@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The producer's commit thread. Writers hand released chunks to it through a lock-free MPSC queue;
  * it batches them into {@link CommitRequest}s for the {@link CommitSink}, every commit period or sooner
- * when a quarter of the SMB is waiting, and answers flush requests once everything released before
+ * when as many chunks as the SMB has pages over 16 are waiting, and answers flush requests once everything released before
  * them is committed.
  *
  * <p>Writers enqueue preallocated {@link ChunkRef}s, one per chunk slot of the SMB, so releasing a
@@ -63,6 +63,12 @@ public final class ChunkCommitter implements AutoCloseable {
     private volatile IntConsumer idReleaser = id -> { };
     /** Commit thread only: the ids retired by the batch being committed. */
     private int[] retiring = new int[8];
+    /**
+     * Queued chunks that wake the commit thread before its period ends: a sixteenth of the pages' worth.
+     * Busy writers take whole-page chunks, so a quarter of the pages (the earlier threshold) could be a
+     * quarter of the SMB's bytes waiting in one batch; smaller, earlier batches lost a third to all of
+     * what four threads paced at 1 M slices/s each lost in the JVM's first seconds (benchmarks/README.md).
+     */
     private final int wakeThreshold;
     private final CommitSink sink;
     private final long periodNanos;
@@ -89,7 +95,7 @@ public final class ChunkCommitter implements AutoCloseable {
             }
         }
         this.released = new MpscAtomicArrayQueue<>(refs.length);
-        this.wakeThreshold = Math.max(1, pageCount / 4);
+        this.wakeThreshold = Math.max(1, pageCount / 16);
         this.sink = sink;
         this.periodNanos = TimeUnit.MILLISECONDS.toNanos(commitPeriodMillis);
         this.thread = new Thread(this::run, name);
