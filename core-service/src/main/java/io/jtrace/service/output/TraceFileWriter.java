@@ -1,6 +1,7 @@
 package io.jtrace.service.output;
 
 import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.buffer.Varints;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
@@ -33,6 +34,8 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
      */
     private final FileChannel channel;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    /** A packet's frame header (tag and varint length) before it goes into {@link #buffer}. */
+    private final byte[] frameHeader = new byte[FRAME_HEADER_MAX];
     private int buffered;
     private long packets;
     private long bytes;
@@ -53,8 +56,10 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
             if (buffered + FRAME_HEADER_MAX + length > BUFFER_SIZE) {
                 drain();
             }
-            buffer.put(buffered, (byte) TRACE_PACKET_TAG);
-            int at = putVarint(buffered + 1, length);
+            frameHeader[0] = (byte) TRACE_PACKET_TAG;
+            int headerLength = Varints.put(frameHeader, 1, length);
+            buffer.put(buffered, frameHeader, 0, headerLength);
+            int at = buffered + headerLength;
             bytes += at - buffered + length;
             if (length > BUFFER_SIZE - FRAME_HEADER_MAX) {
                 buffered = at;
@@ -95,16 +100,6 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         } else {
             buffer.put(to, src, from, length);
         }
-    }
-
-    /** A varint at {@code pos} of the buffer; returns the position after it. */
-    private int putVarint(int pos, long value) {
-        while ((value & ~0x7FL) != 0) {
-            buffer.put(pos++, (byte) ((value & 0x7F) | 0x80));
-            value >>>= 7;
-        }
-        buffer.put(pos++, (byte) value);
-        return pos;
     }
 
     /** Framed already: copied into the file buffer as they are (or written straight through when larger). */
