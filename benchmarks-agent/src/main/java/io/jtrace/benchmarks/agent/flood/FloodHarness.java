@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,10 +16,13 @@ import java.util.Map;
  * emitting thread and the bytes per slice in the file.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
- *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target] [--keep true]</pre>
+ *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target] [--keep true] [--runs 1]</pre>
  *
  * Each file is deleted once counted ({@code --keep true} keeps them): the writeback of one run's
  * gigabytes of dirty page cache would slow the next.
+ *
+ * <p>{@code --runs} repeats each pair of runs (jtrace, then JFR) and ends with the median and range of
+ * the per-pair ratios: on a small shared machine one pair's ratio can be off by a third.
  *
  * <p>{@code --rate} paces each thread at that many slices per second ({@code k} and {@code m} suffixes)
  * instead of flat out: below the rate a tracer sustains, it should lose nothing.
@@ -27,10 +31,10 @@ public final class FloodHarness {
     private FloodHarness() {}
 
     public static void main(String[] args) throws Exception {
-        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--java bin/java] [--dir dir] [--keep true]";
+        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--java bin/java] [--dir dir] [--keep true] [--runs 1]";
         Map<String, String> options = ChildRuns.options(args, usage);
         for (String key : options.keySet()) {
-            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "java", "dir", "keep").contains(key)) {
+            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "java", "dir", "keep", "runs").contains(key)) {
                 throw new IllegalArgumentException("unknown option --" + key + "; usage: " + usage);
             }
         }
@@ -49,31 +53,45 @@ public final class FloodHarness {
         Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target")));
         String classpath = ChildRuns.ownJar(FloodHarness.class);
         boolean keep = Boolean.parseBoolean(options.getOrDefault("keep", "false"));
+        int runs = Integer.parseInt(options.getOrDefault("runs", "1"));
+        if (runs < 1) {
+            throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
+        }
 
         System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s%n", "tracer", "threads", "emitted",
                 "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice");
+        List<String> summaries = new ArrayList<>();
         for (int threads : threadCounts) {
-            Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
-            Files.deleteIfExists(trace);
-            Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
-                    "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
-            PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
-            long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
-            long inFile = count.begins() + count.ends();
-            print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
-                    count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2);
-            discard(trace, keep);
+            List<Double> rateRatios = new ArrayList<>();
+            List<Double> costRatios = new ArrayList<>();
+            for (int run = 0; run < runs; run++) {
+                Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
+                Files.deleteIfExists(trace);
+                Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
+                        "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
+                PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
+                long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
+                long inFile = count.begins() + count.ends();
+                Row jtraceRow = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
+                        count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2);
+                discard(trace, keep);
 
-            Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
-            Files.deleteIfExists(recording);
-            Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
-                    "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
-            JfrRecordingCount events = JfrRecordingCount.of(recording);
-            long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
-            print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
-                    jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events());
-            discard(recording, keep);
+                Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
+                Files.deleteIfExists(recording);
+                Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
+                        "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
+                JfrRecordingCount events = JfrRecordingCount.of(recording);
+                long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
+                Row jfrRow = print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
+                        jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events());
+                discard(recording, keep);
+                rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
+                costRatios.add(jtraceRow.nanosPerSlice() / jfrRow.nanosPerSlice());
+            }
+            summaries.add(String.format("%d thread(s), %d run(s): slices/s into the file, jtrace/JFR %s; ns/slice, jtrace/JFR %s",
+                    threads, runs, spread(rateRatios), spread(costRatios)));
         }
+        summaries.forEach(System.out::println);
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
                 + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run. JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events.");
@@ -100,11 +118,29 @@ public final class FloodHarness {
         return value;
     }
 
-    private static void print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
-                              long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile) {
+    /** One run's figures that runs are compared by. */
+    private record Row(double nanosPerSlice, long slicesPerSecond) {}
+
+    private static Row print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
+                             long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile) {
+        long slicesPerSecond = slicesInFile * 1000 / elapsedMillis;
         System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %9.1f%n", tracer, threads, emitted, inFile, lost,
-                unaccounted, undecodable, nanosPerSlice, slicesInFile * 1000 / elapsedMillis,
+                unaccounted, undecodable, nanosPerSlice, slicesPerSecond,
                 slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile);
+        return new Row(Double.parseDouble(nanosPerSlice), slicesPerSecond);
+    }
+
+    /**
+     * The median of per-run ratios and their range. Each ratio pairs a jtrace run with the JFR run right
+     * after it, so drift in the machine's speed (2 shared cores) cancels out of each pair.
+     */
+    static String spread(List<Double> ratios) {
+        List<Double> sorted = new ArrayList<>(ratios);
+        sorted.sort(null);
+        int n = sorted.size();
+        double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        return n == 1 ? String.format(Locale.ROOT, "%.2f", median)
+                : String.format(Locale.ROOT, "median %.2f (%.2f-%.2f)", median, sorted.get(0), sorted.get(n - 1));
     }
 
 }
