@@ -11,7 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>With a fifth argument, a rate in slices per second per thread, each thread is paced instead: a
  * batch starts no earlier than its share of the rate allows (sleeping meanwhile, as an application
  * thread with time to spare would), so the tracer is fed a sustained rate below its maximum and what it
- * loses there shows.
+ * loses there shows. A thread that falls behind (in its first tenths of a second the JIT has not
+ * compiled the loop yet) goes on at the rate from where it is: catching up would mean a burst at full
+ * speed, which is a flood, not the rate.
  */
 final class Flood {
     private static final int BATCH = 256;
@@ -45,6 +47,13 @@ final class Flood {
                     if (nanosPerBatch > 0) {
                         long due = paceFrom + (long) (n / BATCH * nanosPerBatch);
                         long ahead = due - System.nanoTime();
+                        if (ahead < -nanosPerBatch) {
+                            // Fell behind (the JIT had not compiled the loop yet, the thread was not
+                            // scheduled): go on at the rate from here instead of catching up in a burst
+                            // faster than the rate.
+                            paceFrom -= ahead;
+                            ahead = 0;
+                        }
                         if (ahead > PARK_ABOVE_NANOS) {
                             LockSupport.parkNanos(ahead - PARK_ABOVE_NANOS / 2);
                         }
