@@ -58,8 +58,8 @@ public final class FloodHarness {
             throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
         }
 
-        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s%n", "tracer", "threads", "emitted",
-                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice");
+        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s %9s%n", "tracer", "threads", "emitted",
+                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice", "process s");
         List<String> summaries = new ArrayList<>();
         for (int threads : threadCounts) {
             List<Double> rateRatios = new ArrayList<>();
@@ -67,23 +67,27 @@ public final class FloodHarness {
             for (int run = 0; run < runs; run++) {
                 Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
                 Files.deleteIfExists(trace);
+                long jtraceStart = System.nanoTime();
                 Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
                         "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
+                long jtraceWall = System.nanoTime() - jtraceStart;
                 PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
                 long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
                 long inFile = count.begins() + count.ends();
                 Row jtraceRow = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
-                        count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2);
+                        count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2, jtraceWall);
                 discard(trace, keep);
 
                 Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
                 Files.deleteIfExists(recording);
+                long jfrStart = System.nanoTime();
                 Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
                         "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
+                long jfrWall = System.nanoTime() - jfrStart;
                 JfrRecordingCount events = JfrRecordingCount.of(recording);
                 long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
                 Row jfrRow = print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
-                        jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events());
+                        jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(), jfrWall);
                 discard(recording, keep);
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
                 costRatios.add(jtraceRow.nanosPerSlice() / jfrRow.nanosPerSlice());
@@ -94,7 +98,8 @@ public final class FloodHarness {
         summaries.forEach(System.out::println);
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
                 + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run. JFR's lost column, when negative, is bytes it reported lost"
-                + " (jdk.DataLoss), not events.");
+                + " (jdk.DataLoss), not events. process s: the JVM's wall time from launch to exit, its shutdown included"
+                + " (JFR copies its disk repository into the recording's file at exit).");
     }
 
     /**
@@ -122,11 +127,12 @@ public final class FloodHarness {
     private record Row(double nanosPerSlice, long slicesPerSecond) {}
 
     private static Row print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
-                             long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile) {
+                             long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile,
+                             long processNanos) {
         long slicesPerSecond = slicesInFile * 1000 / elapsedMillis;
-        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %9.1f%n", tracer, threads, emitted, inFile, lost,
+        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %9.1f %9.1f%n", tracer, threads, emitted, inFile, lost,
                 unaccounted, undecodable, nanosPerSlice, slicesPerSecond,
-                slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile);
+                slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile, processNanos / 1e9);
         return new Row(Double.parseDouble(nanosPerSlice), slicesPerSecond);
     }
 
