@@ -165,9 +165,14 @@ public final class ChunkCommitter implements AutoCloseable {
         CommitRequest batch = newBatch();
         while (running) {
             long flushId = pendingFlush.getAndSet(-1);
-            if (drainInto(batch)) {
+            if (drainInto(batch, flushId >= 0)) {
                 commitBatch(batch);
                 batch = newBatch();
+            } else if (flushId < 0 && !released.isEmpty()) {
+                // Nothing taken, yet a writer has claimed a slot: it is between the claim and the store,
+                // likely preempted there. Let it run instead of coming straight back to its slot.
+                Thread.yield();
+                continue;
             }
             if (flushId >= 0) {
                 try {
@@ -181,7 +186,7 @@ public final class ChunkCommitter implements AutoCloseable {
                 freeEpoch.incrementAndGet();
             }
         }
-        if (drainInto(batch)) {
+        if (drainInto(batch, true)) {
             commitBatch(batch);
         }
     }
@@ -235,12 +240,15 @@ public final class ChunkCommitter implements AutoCloseable {
         return freeEpoch.get();
     }
 
-    private boolean drainInto(CommitRequest batch) {
+    /**
+     * Takes what is queued into {@code batch}; returns whether it holds anything. {@code complete}: every
+     * chunk released before this call must be in it (a flush is to be acked after it, or the thread
+     * ends), even one whose writer has claimed its slot in the queue but not yet stored it there.
+     */
+    private boolean drainInto(CommitRequest batch, boolean complete) {
         // Patches first, chunks second. A writer queues a chunk before any patch for it, so a patch seen
-        // now has its chunk already in the chunk queue and this same drain takes both; the service
-        // applies a request's chunks before its patches. poll(), not relaxedPoll(): it waits out a
-        // writer that has claimed a slot but not yet stored into it, so a flush acked after this drain
-        // covers everything released before the request.
+        // now has its chunk already in the chunk queue and this same drain takes both (it must then be
+        // complete); the service applies a request's chunks before its patches.
         CommitRequest.Patch patch;
         while ((patch = patches.poll()) != null) {
             batch.addPatch(patch);
@@ -252,11 +260,21 @@ public final class ChunkCommitter implements AutoCloseable {
         while ((writerId = retired.poll()) != null) {
             batch.addRetiredWriter(writerId);
         }
-        ChunkRef ref;
-        while ((ref = released.poll()) != null) {
-            batch.add(ref.page, ref.index, ref.targetBuffer, ref.payloadEnd, ref.sequenceId);
+        boolean mustTakeAll = complete || batch.patches().size() > 0 || batch.retiredWriterCount() > 0;
+        while (true) {
+            ChunkRef ref = released.relaxedPoll();
+            if (ref != null) {
+                batch.add(ref.page, ref.index, ref.targetBuffer, ref.payloadEnd, ref.sequenceId);
+                continue;
+            }
+            if (!mustTakeAll || released.isEmpty()) {
+                return !batch.isEmpty();
+            }
+            // The next slot is claimed but not stored yet: its writer sits between the two (preempted,
+            // most likely, with more runnable threads than cores). JCTools' poll() would spin on the
+            // slot, taking the CPU that writer needs to finish; yield it instead.
+            Thread.yield();
         }
-        return !batch.isEmpty();
     }
 
     /** Commits what is queued and stops the thread. */

@@ -3,6 +3,7 @@ package io.jtrace.shm.writer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jtrace.shm.abi.PageHeader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class ChunkCommitterTest {
@@ -399,5 +401,86 @@ class ChunkCommitterTest {
             }
             assertEquals(List.of(), freedBeforeCommit, "an id freed before the service heard of its retirement");
         }
+    }
+
+    /**
+     * More writer threads than cores, so writers get preempted between claiming a queue slot and storing
+     * their chunk in it: the commit thread takes what is stored without waiting on such a slot, except
+     * where it must (a flush, a patch, a retirement). Exact checks on every release: a patch is never
+     * committed before its chunk, and a flush ack covers every chunk released before the request.
+     */
+    @Test
+    void writersPreemptedMidReleaseNeitherSeparateAPatchFromItsChunkNorEscapeAFlush() throws Exception {
+        int threads = 8;
+        int pagesPerThread = 8;
+        int slotsPerThread = pagesPerThread * PageHeader.MAX_CHUNKS_PER_PAGE;
+        int releasesPerThread = 4000;
+        AtomicIntegerArray committedGeneration = new AtomicIntegerArray(threads * slotsPerThread);
+        List<String> violations = new CopyOnWriteArrayList<>();
+        AtomicLong maxAck = new AtomicLong();
+        CommitSink sink = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                for (int i = 0; i < request.size(); i++) {
+                    int slot = request.page(i) * PageHeader.MAX_CHUNKS_PER_PAGE + request.chunk(i);
+                    committedGeneration.incrementAndGet(slot);
+                }
+                for (CommitRequest.Patch patch : request.patches()) {
+                    int slot = patch.chunkId() / 10_000;
+                    int generation = patch.chunkId() % 10_000;
+                    if (committedGeneration.get(slot) < generation) {
+                        violations.add("patch for slot " + slot + " use " + generation + " before its chunk");
+                    }
+                }
+                request.release();
+            }
+
+            @Override
+            public void flushComplete(long requestId) {
+                maxAck.accumulateAndGet(requestId, Math::max);
+            }
+        };
+        AtomicLong flushIds = new AtomicLong();
+        try (ChunkCommitter committer = new ChunkCommitter(threads * pagesPerThread, sink, 60_000, "test-commit")) {
+            committer.start();
+            List<Thread> writers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = t * slotsPerThread;
+                writers.add(new Thread(() -> {
+                    int[] released = new int[slotsPerThread];
+                    for (int n = 0; n < releasesPerThread; n++) {
+                        int slot = first + n % slotsPerThread;
+                        int generation = ++released[n % slotsPerThread];
+                        // A slot is queued at most once: its previous use must have been committed.
+                        while (committedGeneration.get(slot) < generation - 1) {
+                            Thread.onSpinWait();
+                        }
+                        committer.chunkReleased(slot / PageHeader.MAX_CHUNKS_PER_PAGE, slot % PageHeader.MAX_CHUNKS_PER_PAGE, 1, -1, 0);
+                        committer.patch(new CommitRequest.Patch(1, slot * 10_000 + generation, 0, 0, false));
+                        if (n % 50 == 49) {
+                            long id = flushIds.incrementAndGet();
+                            committer.requestFlush(id);
+                            while (maxAck.get() < id) {
+                                Thread.onSpinWait();
+                            }
+                            if (committedGeneration.get(slot) < generation) {
+                                violations.add("flush " + id + " acked without slot " + slot + " use " + generation);
+                            }
+                        }
+                    }
+                }, "writer-" + t));
+            }
+            writers.forEach(Thread::start);
+            for (Thread w : writers) {
+                w.join(TimeUnit.MINUTES.toMillis(2));
+                assertTrue(!w.isAlive(), w.getName() + " stuck: the commit thread stopped taking chunks");
+            }
+        }
+        assertEquals(List.of(), violations);
+        int committed = 0;
+        for (int i = 0; i < committedGeneration.length(); i++) {
+            committed += committedGeneration.get(i);
+        }
+        assertEquals(threads * releasesPerThread, committed, "every release committed exactly once");
     }
 }
