@@ -261,7 +261,8 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
      * handed. Only a wake-up, such as a stalling writer's, gets them committed and freed.
      */
     private SmbRig parkedReaderRig() throws IOException {
-        SmbRig r = new SmbRig(dir, 16 * 4096, 4096, true, 1024, 3_600_000);
+        // A committer sized for 4096 pages wakes early only once 256 chunks wait: never for this SMB's 64.
+        SmbRig r = new SmbRig(dir, 16 * 4096, 4096, true, 4096, 3_600_000);
         r.flush(); // the commit thread has run its first round
         r.awaitCommitThreadParked();
         return r;
