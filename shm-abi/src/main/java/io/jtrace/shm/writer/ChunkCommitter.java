@@ -88,13 +88,19 @@ public final class ChunkCommitter implements AutoCloseable {
     private final AtomicLong freeEpoch = new AtomicLong();
 
     public ChunkCommitter(int pageCount, CommitSink sink, long commitPeriodMillis, String name) {
+        this(pageCount, sink, commitPeriodMillis, name, new MpscAtomicArrayQueue<>(pageCount * PageHeader.MAX_CHUNKS_PER_PAGE));
+    }
+
+    /** With the queue of released chunks given: tests pass one that can hide a stored slot, as a claimed one looks. */
+    ChunkCommitter(int pageCount, CommitSink sink, long commitPeriodMillis, String name,
+                   MpscAtomicArrayQueue<ChunkRef> released) {
         this.refs = new ChunkRef[pageCount * PageHeader.MAX_CHUNKS_PER_PAGE];
         for (int page = 0; page < pageCount; page++) {
             for (int i = 0; i < PageHeader.MAX_CHUNKS_PER_PAGE; i++) {
                 refs[page * PageHeader.MAX_CHUNKS_PER_PAGE + i] = new ChunkRef(page, i);
             }
         }
-        this.released = new MpscAtomicArrayQueue<>(refs.length);
+        this.released = released;
         this.wakeThreshold = Math.max(1, pageCount / 16);
         this.sink = sink;
         this.periodNanos = TimeUnit.MILLISECONDS.toNanos(commitPeriodMillis);
@@ -181,7 +187,7 @@ public final class ChunkCommitter implements AutoCloseable {
                     LOG.warn("jtrace: flush ack {} failed", flushId, e);
                 }
             }
-            if (released.isEmpty() && retired.isEmpty() && pendingFlush.get() < 0) {
+            if (released.isEmpty() && retired.isEmpty() && patches.isEmpty() && pendingFlush.get() < 0) {
                 LockSupport.parkNanos(this, periodNanos);
                 freeEpoch.incrementAndGet();
             }
@@ -246,19 +252,18 @@ public final class ChunkCommitter implements AutoCloseable {
      * ends), even one whose writer has claimed its slot in the queue but not yet stored it there.
      */
     private boolean drainInto(CommitRequest batch, boolean complete) {
-        // Patches first, chunks second. A writer queues a chunk before any patch for it, so a patch seen
-        // now has its chunk already in the chunk queue and this same drain takes both (it must then be
-        // complete); the service applies a request's chunks before its patches.
-        CommitRequest.Patch patch;
-        while ((patch = patches.poll()) != null) {
-            batch.addPatch(patch);
-        }
-        // Retirements before chunks, for the same reason: a writer releases its last chunk before it
-        // retires, so a retirement seen here has its chunks already in the chunk queue. The service
-        // applies them after the request's chunks and patches.
+        // The reverse of the order a writer queues in (chunk, then its patches, then its retirement), so
+        // whatever is seen here has everything queued before it already in the later queues, and this same
+        // drain takes it (it must then be complete): a retirement its writer's patches (a writer that
+        // closes mid-packet queues patches right before retiring) and chunks, a patch its chunk. The
+        // service applies a request's chunks, then its patches, then its retirements.
         Integer writerId;
         while ((writerId = retired.poll()) != null) {
             batch.addRetiredWriter(writerId);
+        }
+        CommitRequest.Patch patch;
+        while ((patch = patches.poll()) != null) {
+            batch.addPatch(patch);
         }
         boolean mustTakeAll = complete || batch.patches().size() > 0 || batch.retiredWriterCount() > 0;
         while (true) {
