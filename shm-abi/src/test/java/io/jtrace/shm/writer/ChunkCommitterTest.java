@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import org.junit.jupiter.api.Test;
 
@@ -463,9 +464,7 @@ class ChunkCommitterTest {
     void chunksBeforeAClaimedSlotGoOutWithoutWaitingButAFlushWaitsForIt() throws Exception {
         RecordingSink sink = new RecordingSink();
         QueueWithAClaimedSlot queue = new QueueWithAClaimedSlot(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
-        try (ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", queue)) {
-            committer.start();
-            queue.holdNext(0, 1);
+        try (ChunkCommitter committer = startedHoldingSlot1(sink, queue)) {
             committer.chunkReleased(0, 0, 1, -1, 0);
             committer.chunkReleased(0, 1, 1, -1, 0); // claimed, not stored yet
             committer.chunkReleased(0, 2, 1, -1, 0);
@@ -483,46 +482,44 @@ class ChunkCommitterTest {
 
     @Test
     void aPatchBehindAClaimedSlotWaitsWithItsChunkForTheSlot() throws Exception {
-        RecordingSink sink = new RecordingSink();
-        QueueWithAClaimedSlot queue = new QueueWithAClaimedSlot(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
-        try (ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", queue)) {
-            committer.start();
-            queue.holdNext(0, 1);
-            committer.chunkReleased(0, 1, 1, -1, 0); // another writer's, claimed, not stored yet
-            committer.chunkReleased(0, 2, 1, -1, 0);
-            committer.patch(patch(5, 2));
-            Thread.sleep(200);
-            for (List<String> request : sink.requests) {
-                assertTrue(!request.contains("patch:5:2"), "the patch went out ahead of its chunk: " + sink.requests);
-            }
-            queue.letGo();
-            sink.flushAndWait(committer, 1);
-            List<String> all = new ArrayList<>();
-            sink.requests.forEach(all::addAll);
-            assertTrue(all.indexOf("0:2:1") >= 0 && all.indexOf("0:2:1") < all.indexOf("patch:5:2"), all.toString());
-        }
+        assertGoesOutOnlyWithTheChunkBehindAClaimedSlot(committer -> committer.patch(patch(5, 2)), "patch:5:2");
     }
 
     @Test
     void aRetirementBehindAClaimedSlotWaitsWithItsWritersChunkForTheSlot() throws Exception {
+        assertGoesOutOnlyWithTheChunkBehindAClaimedSlot(committer -> committer.retireWriter(6), "retired:6");
+    }
+
+    /**
+     * Chunk 0:2 is stored behind another writer's slot 0:1, claimed and not stored yet; {@code queue}
+     * then queues {@code entry}, which needs that chunk to go out first (its patch, its writer's retirement).
+     */
+    private static void assertGoesOutOnlyWithTheChunkBehindAClaimedSlot(Consumer<ChunkCommitter> queue, String entry)
+            throws Exception {
         RecordingSink sink = new RecordingSink();
-        QueueWithAClaimedSlot queue = new QueueWithAClaimedSlot(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
-        try (ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", queue)) {
-            committer.start();
-            queue.holdNext(0, 1);
-            committer.chunkReleased(0, 1, 1, -1, 0); // another writer's, claimed, not stored yet
-            committer.chunkReleased(0, 2, 1, -1, 0); // the retiring writer's last chunk
-            committer.retireWriter(6);
+        QueueWithAClaimedSlot released = new QueueWithAClaimedSlot(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
+        try (ChunkCommitter committer = startedHoldingSlot1(sink, released)) {
+            committer.chunkReleased(0, 1, 1, -1, 0);
+            committer.chunkReleased(0, 2, 1, -1, 0);
+            queue.accept(committer);
             Thread.sleep(200);
             for (List<String> request : sink.requests) {
-                assertTrue(!request.contains("retired:6"), "retired ahead of its last chunk: " + sink.requests);
+                assertTrue(!request.contains(entry), entry + " went out ahead of its chunk: " + sink.requests);
             }
-            queue.letGo();
+            released.letGo();
             sink.flushAndWait(committer, 1);
             List<String> all = new ArrayList<>();
             sink.requests.forEach(all::addAll);
-            assertTrue(all.indexOf("0:2:1") >= 0 && all.indexOf("0:2:1") < all.indexOf("retired:6"), all.toString());
+            assertTrue(all.indexOf("0:2:1") >= 0 && all.indexOf("0:2:1") < all.indexOf(entry), all.toString());
         }
+    }
+
+    /** A started committer of 16 pages (it wakes for every chunk) whose queue will hold back chunk 1 of page 0. */
+    private static ChunkCommitter startedHoldingSlot1(RecordingSink sink, QueueWithAClaimedSlot queue) {
+        ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", queue);
+        committer.start();
+        queue.holdNext(0, 1);
+        return committer;
     }
 
     private static void awaitCommitted(RecordingSink sink, String chunk) throws InterruptedException {
