@@ -18,9 +18,10 @@ import java.util.List;
 final class JfrSteps {
     /**
      * How far a JFR event may appear to begin before the API slice ends: the clocks' alignment error.
-     * JFR dates an event as its chunk's wall-clock start plus the ticks since, and reads that start and
-     * its tick counter one after the other: a chunk's dates are off by whatever delay fell between the two
-     * reads. Under a loaded CI machine that was 52 us once on JDK 25 (20 us was the bound before).
+     * JFR dates an event as its chunk's wall-clock start plus the ticks since, converted at its estimate
+     * of the tick rate, and reads that start and its tick counter one after the other: a chunk's dates can
+     * be off by the delay between the two reads and by the rate's error. On a loaded CI machine an event
+     * appeared 52 us early once, on JDK 25 (20 us was the bound before).
      */
     static final long CLOCK_TOLERANCE_NANOS = 200_000;
 
