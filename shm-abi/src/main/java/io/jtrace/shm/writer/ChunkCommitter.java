@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The producer's commit thread. Writers hand released chunks to it through a lock-free MPSC queue;
  * it batches them into {@link CommitRequest}s for the {@link CommitSink}, every commit period or sooner
- * when as many chunks as the SMB has pages over 16 are waiting, and answers flush requests once everything released before
- * them is committed.
+ * when a sixteenth of the SMB's page count in chunks is waiting, and answers flush requests once
+ * everything released before them is committed.
  *
  * <p>Writers enqueue preallocated {@link ChunkRef}s, one per chunk slot of the SMB, so releasing a
  * chunk allocates nothing. A slot is in the queue at most once (it is re-acquired only after the
@@ -265,7 +265,7 @@ public final class ChunkCommitter implements AutoCloseable {
         while ((patch = patches.poll()) != null) {
             batch.addPatch(patch);
         }
-        boolean mustTakeAll = complete || batch.patches().size() > 0 || batch.retiredWriterCount() > 0;
+        boolean mustTakeAll = complete || !batch.patches().isEmpty() || batch.retiredWriterCount() > 0;
         while (true) {
             ChunkRef ref = released.relaxedPoll();
             if (ref != null) {
