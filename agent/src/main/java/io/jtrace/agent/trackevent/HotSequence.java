@@ -15,12 +15,19 @@ import io.jtrace.api.Category;
  */
 final class HotSequence {
     /** The memo of virtual threads, which never own a sequence: always empty. */
-    static final HotSequence NONE = new HotSequence();
+    static final HotSequence NONE = new HotSequence(null);
+
+    /** The thread this memo belongs to; null for {@link #NONE}. */
+    final Thread thread;
 
     private int mask;
     private ActiveSession[] sessions;
     private ActiveSession session;
     private Sequence sequence;
+
+    HotSequence(Thread thread) {
+        this.thread = thread;
+    }
 
     /** Writes the event into the remembered sequence if the memo holds and the event takes its plain form. */
     boolean tryWrite(int mask, ActiveSession[] all, int type, Category category, String name, long timestamp) {

@@ -54,6 +54,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private final ProcessTrack process;
     private final EventPackets packets;
     private final ThreadLocal<ThreadState> threads;
+    /** Platform threads' hot memos by thread id: the plain slice's way around {@link #threads}. */
+    private final HotSequenceTable hotTable = new HotSequenceTable();
     /** What this source changes the API's categories and async tracks with. */
     private final AgentBridge bridge;
     /** Sessions served at once; a category's session mask has a bit per slot. */
@@ -158,6 +160,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             ThreadState t = it.next();
             if (!t.thread.isAlive()) {
                 it.remove();
+                hotTable.remove(t.hot);
                 for (int slot = 0; slot < MAX_SESSIONS; slot++) {
                     SessionBinding b = t.bindingIfAny(slot);
                     if (b != null) {
@@ -437,6 +440,9 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             }
         } while (sessionsLeft != 0);
         t.hot.remember(t, mask, all);
+        if (t.hot.sequence() != null) {
+            hotTable.offer(t.hot);
+        }
     }
 
     /**
@@ -449,8 +455,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (mask == 0) {
             return;
         }
-        ThreadState t = threads.get();
-        HotSequence hot = t.hot;
+        HotSequence hot = hotTable.find(Thread.currentThread());
+        if (hot == null) {
+            hot = threads.get().hot;
+        }
         try {
             if (hot.tryWrite(mask, sessions, type, written, name, timestamp)) {
                 return;
@@ -459,7 +467,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             failed(hot.session(), hot.sequence(), e);
             return;
         }
-        route(t, mask, type, written, name, timestamp, 0, 0, false, null);
+        route(threads.get(), mask, type, written, name, timestamp, 0, 0, false, null);
     }
 
     @Override
