@@ -1,5 +1,6 @@
 package io.jtrace.benchmarks.agent.flood;
 
+import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -22,6 +23,22 @@ final class Flood {
 
     private Flood() {}
 
+    /** Epoch ns minus System.nanoTime(), from the pair of reads closest together of a few. */
+    private static long monotonicToEpoch() {
+        long best = Long.MAX_VALUE;
+        long offset = 0;
+        for (int i = 0; i < 16; i++) {
+            long before = System.nanoTime();
+            Instant now = Instant.now();
+            long after = System.nanoTime();
+            if (after - before < best) {
+                best = after - before;
+                offset = now.getEpochSecond() * 1_000_000_000L + now.getNano() - (before + (after - before) / 2);
+            }
+        }
+        return offset;
+    }
+
     static void run(String[] args, Runnable slice) throws InterruptedException {
         int threads = Integer.parseInt(args[0]);
         long millis = Long.parseLong(args[1]);
@@ -32,6 +49,7 @@ final class Flood {
         long[] measured = new long[threads];
         long[] measuredNanos = new long[threads];
         Thread[] workers = new Thread[threads];
+        long monotonicToEpoch = monotonicToEpoch();
         long start = System.nanoTime();
         long warmupEnd = start + warmupMillis * 1_000_000L;
         long deadline = warmupEnd + millis * 1_000_000L;
@@ -89,5 +107,11 @@ final class Flood {
         System.out.println("EMITTED=" + total);
         System.out.printf("NS_PER_SLICE=%.1f%n", nanosPerSlice);
         System.out.printf("ELAPSED_MS=%d%n", (System.nanoTime() - start) / 1_000_000L);
+        // The measured window, on the clock each tracer's file uses: jtrace's CLOCK_MONOTONIC
+        // (System.nanoTime()) and JFR's wall-clock dates.
+        System.out.println("WINDOW_MONOTONIC_FROM=" + warmupEnd);
+        System.out.println("WINDOW_MONOTONIC_TO=" + deadline);
+        System.out.println("WINDOW_EPOCH_FROM=" + (warmupEnd + monotonicToEpoch));
+        System.out.println("WINDOW_EPOCH_TO=" + (deadline + monotonicToEpoch));
     }
 }

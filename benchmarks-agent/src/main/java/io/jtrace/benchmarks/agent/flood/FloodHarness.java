@@ -58,11 +58,12 @@ public final class FloodHarness {
             throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
         }
 
-        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %9s %9s%n", "tracer", "threads", "emitted",
-                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "B/slice", "process s");
+        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %12s %9s %9s%n", "tracer", "threads", "emitted",
+                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "after w-up", "B/slice", "process s");
         List<String> summaries = new ArrayList<>();
         for (int threads : threadCounts) {
             List<Double> rateRatios = new ArrayList<>();
+            List<Double> sustainedRatios = new ArrayList<>();
             List<Double> costRatios = new ArrayList<>();
             for (int run = 0; run < runs; run++) {
                 Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
@@ -71,11 +72,13 @@ public final class FloodHarness {
                 Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
                         "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
                 long jtraceWall = System.nanoTime() - jtraceStart;
-                PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME);
+                Window jtraceWindow = Window.of(jtrace, "MONOTONIC");
+                PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME, jtraceWindow.from(), jtraceWindow.to());
                 long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
                 long inFile = count.begins() + count.ends();
                 Row jtraceRow = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
-                        count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2, jtraceWall);
+                        count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2,
+                        jtraceWindow.perSecond(count.beginsInWindow()), jtraceWall);
                 discard(trace, keep);
 
                 Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
@@ -84,20 +87,25 @@ public final class FloodHarness {
                 Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
                         "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
                 long jfrWall = System.nanoTime() - jfrStart;
-                JfrRecordingCount events = JfrRecordingCount.of(recording);
+                Window jfrWindow = Window.of(jfr, "EPOCH");
+                JfrRecordingCount events = JfrRecordingCount.of(recording, jfrWindow.from(), jfrWindow.to());
                 long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
                 Row jfrRow = print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
-                        jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(), jfrWall);
+                        jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(),
+                        jfrWindow.perSecond(events.eventsInWindow()), jfrWall);
                 discard(recording, keep);
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
+                sustainedRatios.add((double) jtraceRow.sustainedPerSecond() / jfrRow.sustainedPerSecond());
                 costRatios.add(jtraceRow.nanosPerSlice() / jfrRow.nanosPerSlice());
             }
-            summaries.add(String.format("%d thread(s), %d run(s): slices/s into the file, jtrace/JFR %s; ns/slice, jtrace/JFR %s",
-                    threads, runs, spread(rateRatios), spread(costRatios)));
+            summaries.add(String.format("%d thread(s), %d run(s): slices/s into the file, jtrace/JFR %s; after the warm-up %s;"
+                    + " ns/slice, jtrace/JFR %s", threads, runs, spread(rateRatios), spread(sustainedRatios), spread(costRatios)));
         }
         summaries.forEach(System.out::println);
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
-                + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run. JFR's lost column, when negative, is bytes it reported lost"
+                + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run (warm-up included);"
+                + " after w-up: slices/s in the file that began after the warm-up and before the end (dated by each tracer's own timestamps)."
+                + " JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events. process s: the JVM's wall time from launch to exit, its shutdown included"
                 + " (JFR copies its disk repository into the recording's file at exit).");
     }
@@ -124,16 +132,27 @@ public final class FloodHarness {
     }
 
     /** One run's figures that runs are compared by. */
-    private record Row(double nanosPerSlice, long slicesPerSecond) {}
+    private record Row(double nanosPerSlice, long slicesPerSecond, long sustainedPerSecond) {}
+
+    /** The flood's measured window (after its warm-up), as the child printed it on one clock. */
+    private record Window(long from, long to) {
+        static Window of(Map<String, String> child, String clock) {
+            return new Window(Long.parseLong(child.get("WINDOW_" + clock + "_FROM")), Long.parseLong(child.get("WINDOW_" + clock + "_TO")));
+        }
+
+        long perSecond(long slices) {
+            return (long) (slices * 1e9 / (to - from));
+        }
+    }
 
     private static Row print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
                              long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile,
-                             long processNanos) {
+                             long sustainedPerSecond, long processNanos) {
         long slicesPerSecond = slicesInFile * 1000 / elapsedMillis;
-        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %9.1f %9.1f%n", tracer, threads, emitted, inFile, lost,
-                unaccounted, undecodable, nanosPerSlice, slicesPerSecond,
+        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %12d %9.1f %9.1f%n", tracer, threads, emitted, inFile, lost,
+                unaccounted, undecodable, nanosPerSlice, slicesPerSecond, sustainedPerSecond,
                 slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile, processNanos / 1e9);
-        return new Row(Double.parseDouble(nanosPerSlice), slicesPerSecond);
+        return new Row(Double.parseDouble(nanosPerSlice), slicesPerSecond, sustainedPerSecond);
     }
 
     /**

@@ -13,27 +13,37 @@ import java.util.Set;
 
 /**
  * What a jtrace trace file holds, read at the protobuf wire level (this jar carries no jtrace classes):
- * slice begins and ends on the sequences that interned the flood's category (not, say, the GC's), the agent's {@code jtrace: lost track events} counter, packets flagged
- * {@code previous_packet_dropped}, and packets trace_processor would skip because their sequence's
- * incremental state is not valid (after a loss, before the sequence's next INCREMENTAL_STATE_CLEARED).
+ * slice begins and ends on the sequences that interned the flood's category (not, say, the GC's), the
+ * begins timed within a window of CLOCK_MONOTONIC, the agent's {@code jtrace: lost track events}
+ * counter, packets flagged {@code previous_packet_dropped}, and packets trace_processor would skip
+ * because their sequence's incremental state is not valid (after a loss, before the sequence's next
+ * INCREMENTAL_STATE_CLEARED).
  */
-record PerfettoTraceCount(long begins, long ends, long lostCounter, long droppedFlags, long undecodable) {
+record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lostCounter, long droppedFlags,
+                          long undecodable) {
     private static final String LOST_TRACK = "jtrace: lost track events";
+    private static final int MONOTONIC = 3;
+    private static final int INCREMENTAL_CLOCK = 64;
 
-    static PerfettoTraceCount of(Path file, String category) throws IOException {
-        Counting counting = new Counting(category);
+    /** {@code windowFrom} (inclusive) and {@code windowTo} (exclusive): CLOCK_MONOTONIC ns ({@code System.nanoTime()}). */
+    static PerfettoTraceCount of(Path file, String category, long windowFrom, long windowTo) throws IOException {
+        Counting counting = new Counting(category, windowFrom, windowTo);
         TraceFile.forEachPacket(file, counting::accept);
         long lost = -1;
         if (counting.lostTrack != null && counting.counterValues.containsKey(counting.lostTrack)) {
             lost = counting.counterValues.get(counting.lostTrack);
         }
-        return new PerfettoTraceCount(counting.begins, counting.ends, lost, counting.dropped, counting.undecodable);
+        return new PerfettoTraceCount(counting.begins, counting.ends, counting.beginsInWindow, lost, counting.dropped,
+                counting.undecodable);
     }
 
     /** The running count over the file's packets. */
     private static final class Counting {
         final String category;
+        final long windowFrom;
+        final long windowTo;
         long begins;
+        long beginsInWindow;
         long ends;
         long dropped;
         long undecodable;
@@ -41,13 +51,18 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
         final Map<Long, Boolean> valid = new HashMap<>();
         final Set<Long> counted = new HashSet<>();
         final Map<Long, Long> counterValues = new HashMap<>();
+        /** Per sequence: its default timestamp clock and the incremental clock's value (Perfetto's rules). */
+        final Map<Long, long[]> clocks = new HashMap<>();
 
-        Counting(String category) {
+        Counting(String category, long windowFrom, long windowTo) {
             this.category = category;
+            this.windowFrom = windowFrom;
+            this.windowTo = windowTo;
         }
 
         void accept(byte[] packet) {
             Packet p = Packet.parse(packet);
+            long time = time(p);
             if (p.previousPacketDropped) {
                 dropped++;
                 valid.put(p.sequenceId, false);
@@ -67,11 +82,37 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
             }
             boolean ours = counted.contains(p.sequenceId);
             switch (p.eventType) {
-                case 1 -> begins += ours ? 1 : 0;
+                case 1 -> {
+                    begins += ours ? 1 : 0;
+                    beginsInWindow += ours && time >= windowFrom && time < windowTo ? 1 : 0;
+                }
                 case 2 -> ends += ours ? 1 : 0;
                 case 4 -> counterValues.put(p.eventTrack, p.counterValue);
                 default -> { }
             }
+        }
+
+        /**
+         * The packet's CLOCK_MONOTONIC time (-1 if it has none): its timestamp on the clock it names, else
+         * on its sequence's default clock; on the sequence's incremental clock, a delta from the previous one.
+         */
+        private long time(Packet p) {
+            long[] clock = clocks.computeIfAbsent(p.sequenceId, id -> new long[] {MONOTONIC, 0});
+            if (p.defaultClockId >= 0) {
+                clock[0] = p.defaultClockId;
+            }
+            if (p.incrementalBase >= 0) {
+                clock[1] = p.incrementalBase;
+            }
+            if (p.timestamp < 0) {
+                return -1;
+            }
+            long clockId = p.clockId >= 0 ? p.clockId : clock[0];
+            if (clockId == INCREMENTAL_CLOCK) {
+                clock[1] += p.timestamp;
+                return clock[1];
+            }
+            return clockId == MONOTONIC ? p.timestamp : -1;
         }
     }
 
@@ -85,6 +126,11 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
         long counterValue;
         long trackUuid;
         String trackName;
+        long timestamp = -1;
+        long clockId = -1;
+        long defaultClockId = -1;
+        /** The incremental clock's value in this packet's clock snapshot; -1 if none. */
+        long incrementalBase = -1;
         /** All of them: one packet may intern several, the flood's among others. */
         final List<String> internedCategories = new ArrayList<>(1);
 
@@ -95,6 +141,28 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                 int field = w.field();
                 switch (field) {
                     case 10 -> p.sequenceId = w.varint();
+                    case 8 -> p.timestamp = w.varint();
+                    case 58 -> p.clockId = w.varint();
+                    case 59 -> {
+                        Wire d = w.nested();
+                        while (d.more()) {
+                            if (d.field() == 58) {
+                                p.defaultClockId = d.varint();
+                            } else {
+                                d.skip();
+                            }
+                        }
+                    }
+                    case 6 -> {
+                        Wire snapshot = w.nested();
+                        while (snapshot.more()) {
+                            if (snapshot.field() == 1) {
+                                incrementalClock(snapshot.nested(), p);
+                            } else {
+                                snapshot.skip();
+                            }
+                        }
+                    }
                     case 13 -> p.sequenceFlags = w.varint();
                     case 42 -> p.previousPacketDropped = w.varint() != 0;
                     case 11 -> {
@@ -139,6 +207,23 @@ record PerfettoTraceCount(long begins, long ends, long lostCounter, long dropped
                 }
             }
             return p;
+        }
+
+        private static void incrementalClock(Wire clock, Packet p) {
+            long id = -1;
+            long timestamp = 0;
+            boolean incremental = false;
+            while (clock.more()) {
+                switch (clock.field()) {
+                    case 1 -> id = clock.varint();
+                    case 2 -> timestamp = clock.varint();
+                    case 3 -> incremental = clock.varint() != 0;
+                    default -> clock.skip();
+                }
+            }
+            if (id == INCREMENTAL_CLOCK && incremental) {
+                p.incrementalBase = timestamp;
+            }
         }
     }
 }

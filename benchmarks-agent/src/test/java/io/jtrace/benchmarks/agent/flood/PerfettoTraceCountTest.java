@@ -2,10 +2,12 @@ package io.jtrace.benchmarks.agent.flood;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.EventCategory;
 import io.jtrace.protos.InternedData;
 import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TracePacketDefaults;
 import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;
 import java.nio.file.Files;
@@ -50,8 +52,40 @@ class PerfettoTraceCountTest {
         Path file = dir.resolve("t.pftrace");
         Files.write(file, trace.toByteArray());
 
-        PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood");
+        PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood", 0, Long.MAX_VALUE);
 
-        assertEquals(new PerfettoTraceCount(2, 1, 1234, 1, 3), count);
+        assertEquals(new PerfettoTraceCount(2, 1, 2, 1234, 1, 3), count);
+    }
+
+    @Test
+    void countsTheBeginsWithinTheWindowOnTheSequencesIncrementalClockAndOnMonotonic() throws Exception {
+        Trace trace = Trace.newBuilder()
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1)
+                        .setTracePacketDefaults(TracePacketDefaults.newBuilder().setTimestampClockId(64))
+                        .setClockSnapshot(ClockSnapshot.newBuilder()
+                                .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(3).setTimestamp(1000))
+                                .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(64).setTimestamp(1000).setIsIncremental(true))))
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(2)
+                        .setInternedData(InternedData.newBuilder()
+                                .addEventCategories(EventCategory.newBuilder().setIid(1).setName("flood"))))
+                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 50))  // 1050: before
+                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_END, 2), 60))    // 1110
+                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 40))  // 1150: in
+                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_END, 2), 100))   // 1250
+                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 1190).toBuilder()
+                        .setTimestampClockId(3).build())                                // 1190 on MONOTONIC: in, clock unchanged
+                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 50))  // 1300: at the end, out
+                .build();
+        Path file = dir.resolve("t.pftrace");
+        Files.write(file, trace.toByteArray());
+
+        PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood", 1100, 1300);
+
+        assertEquals(4, count.begins());
+        assertEquals(2, count.beginsInWindow());
+    }
+
+    private static TracePacket timed(TracePacket p, long timestamp) {
+        return p.toBuilder().setTimestamp(timestamp).build();
     }
 }
