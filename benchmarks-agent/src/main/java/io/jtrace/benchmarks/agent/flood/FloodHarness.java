@@ -18,8 +18,10 @@ import java.util.Map;
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
  *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target] [--keep true] [--runs 1]</pre>
  *
- * Each file is deleted once counted ({@code --keep true} keeps them): the writeback of one run's
- * gigabytes of dirty page cache would slow the next.
+ * Both tracers write into {@code --dir}: jtrace its trace file, JFR its recording and its disk
+ * repository (which JFR would otherwise keep under java.io.tmpdir). Each file is deleted once counted
+ * ({@code --keep true} keeps them): the writeback of one run's gigabytes of dirty page cache would slow
+ * the next.
  *
  * <p>{@code --runs} repeats each pair of runs (jtrace, then JFR) and ends with the median and range of
  * the per-pair ratios: on a small shared machine one pair's ratio can be off by a third.
@@ -84,7 +86,9 @@ public final class FloodHarness {
                 Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
                 Files.deleteIfExists(recording);
                 long jfrStart = System.nanoTime();
-                Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
+                Path repository = dir.resolve("flood-jfr-repository");
+                Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:FlightRecorderOptions:repository=" + repository,
+                        "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
                         "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
                 long jfrWall = System.nanoTime() - jfrStart;
                 Window jfrWindow = Window.of(jfr, "EPOCH");
@@ -94,6 +98,7 @@ public final class FloodHarness {
                         jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(),
                         jfrWindow.perSecond(events.eventsInWindow()), jfrWall);
                 discard(recording, keep);
+                deleteTree(repository);
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
                 sustainedRatios.add((double) jtraceRow.sustainedPerSecond() / jfrRow.sustainedPerSecond());
                 costRatios.add(jtraceRow.nanosPerSlice() / jfrRow.nanosPerSlice());
@@ -117,6 +122,17 @@ public final class FloodHarness {
     private static void discard(Path file, boolean keep) throws IOException {
         if (!keep) {
             Files.delete(file);
+        }
+    }
+
+    /** What JFR left of its repository (it deletes its chunks at exit, not the folder it was given). */
+    private static void deleteTree(Path root) throws IOException {
+        if (Files.exists(root)) {
+            try (var paths = Files.walk(root)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
         }
     }
 
