@@ -15,18 +15,21 @@ import io.jtrace.api.Category;
  */
 final class HotSequence {
     /** The memo of virtual threads, which never own a sequence: always empty. */
-    static final HotSequence NONE = new HotSequence(null);
+    static final HotSequence NONE = new HotSequence(null, 0);
 
     /** The thread this memo belongs to; null for {@link #NONE}. */
     final Thread thread;
+    /** The thread's id when it made this memo: which {@link HotSequenceTable} slot the memo may take. */
+    final long threadId;
 
     private int mask;
     private ActiveSession[] sessions;
     private ActiveSession session;
     private Sequence sequence;
 
-    HotSequence(Thread thread) {
+    HotSequence(Thread thread, long threadId) {
         this.thread = thread;
+        this.threadId = threadId;
     }
 
     /** Writes the event into the remembered sequence if the memo holds and the event takes its plain form. */

@@ -24,28 +24,39 @@ final class HotSequenceTable {
 
     private final HotSequence[] slots = new HotSequence[SIZE];
 
-    private static int index(Thread thread) {
-        @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+; getId() is the same value
-        long id = thread.getId();
-        return (int) id & (SIZE - 1);
+    private static int index(long threadId) {
+        return (int) threadId & (SIZE - 1);
     }
 
-    /** The memo of {@code current} (the calling thread) if it holds its slot, else null. */
+    /**
+     * The memo of {@code current} (the calling thread) if it holds its slot, else null. The id only
+     * picks the slot: a {@code getId()} overridden to return anything finds nothing, or the caller's memo.
+     */
     HotSequence find(Thread current) {
-        HotSequence h = slots[index(current)];
+        @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+; getId() is the same value
+        long id = current.getId();
+        HotSequence h = slots[index(id)];
         return h != null && h.thread == current ? h : null;
     }
 
     /** The calling thread's memo takes its slot if the slot is free. */
     void offer(HotSequence hot) {
-        int i = index(hot.thread);
+        int i = index(hot.threadId);
         if (slots[i] == null) {
             SLOTS.compareAndSet(slots, i, null, hot);
         }
     }
 
-    /** Frees the slot of {@code hot}, whose thread has ended, if it holds one. */
+    /**
+     * Frees the slot of {@code hot}, whose thread has ended, if it holds one. Uses the id the memo was
+     * made with, not the thread's {@code getId()}: the reaper runs no application code.
+     */
     void remove(HotSequence hot) {
-        SLOTS.compareAndSet(slots, index(hot.thread), hot, null);
+        SLOTS.compareAndSet(slots, index(hot.threadId), hot, null);
+    }
+
+    /** Whether {@code hot} holds its slot. */
+    boolean holds(HotSequence hot) {
+        return slots[index(hot.threadId)] == hot;
     }
 }

@@ -41,7 +41,7 @@ final class ThreadState {
         this.id = virtual ? javaId : OsThreadId.current();
         this.trackUuid = virtual ? process.virtualThreadUuid(javaId) : process.threadUuid(id);
         this.firstPoolHint = (int) (javaId ^ (javaId >>> 32));
-        this.hot = virtual ? HotSequence.NONE : new HotSequence(thread);
+        this.hot = virtual ? HotSequence.NONE : new HotSequence(thread, javaId);
     }
 
     /** This thread's binding in session slot {@code slot}; its own thread only. */

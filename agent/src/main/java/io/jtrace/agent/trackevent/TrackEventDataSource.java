@@ -196,6 +196,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         t.seenSessions = all;
     }
 
+    /** Whether the calling thread's hot memo holds its slot in the table (for tests). */
+    boolean hotMemoInTable() {
+        return hotTable.holds(threads.get().hot);
+    }
+
     /** Own sequences open now, in all sessions: what the owned budget counts. */
     int ownedSequenceCount() {
         return ownedSequences.get();
@@ -455,9 +460,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         if (mask == 0) {
             return;
         }
+        ThreadState t = null;
         HotSequence hot = hotTable.find(Thread.currentThread());
         if (hot == null) {
-            hot = threads.get().hot;
+            t = threads.get();
+            hot = t.hot;
         }
         try {
             if (hot.tryWrite(mask, sessions, type, written, name, timestamp)) {
@@ -467,7 +474,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             failed(hot.session(), hot.sequence(), e);
             return;
         }
-        route(threads.get(), mask, type, written, name, timestamp, 0, 0, false, null);
+        route(t != null ? t : threads.get(), mask, type, written, name, timestamp, 0, 0, false, null);
     }
 
     @Override

@@ -1,8 +1,10 @@
 package io.jtrace.agent.trackevent;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +14,7 @@ class HotSequenceTableTest {
 
     @Test
     void aThreadFindsTheMemoItOffered() {
-        HotSequence mine = new HotSequence(Thread.currentThread());
+        HotSequence mine = memoOf(Thread.currentThread());
         assertNull(table.find(Thread.currentThread()));
         table.offer(mine);
         assertSame(mine, table.find(Thread.currentThread()));
@@ -20,21 +22,21 @@ class HotSequenceTableTest {
 
     @Test
     void aThreadWhoseIdCollidesFindsNothingAndDoesNotEvictTheHolder() throws Exception {
-        HotSequence mine = new HotSequence(Thread.currentThread());
+        HotSequence mine = memoOf(Thread.currentThread());
         table.offer(mine);
         Thread other = collidingThread();
-        HotSequence theirs = new HotSequence(other);
+        HotSequence theirs = memoOf(other);
         table.offer(theirs);
         assertNull(table.find(other), "the slot is held by a live thread's memo, which stays");
         assertSame(mine, table.find(Thread.currentThread()));
     }
 
     @Test
-    void aSlotFreedByTheReaperGoesToTheNextThreadThatOffers() throws Exception {
+    void aSlotFreedByRemoveGoesToTheNextThreadThatOffers() throws Exception {
         Thread ended = collidingThread();
-        HotSequence endedMemo = new HotSequence(ended);
+        HotSequence endedMemo = memoOf(ended);
         table.offer(endedMemo);
-        HotSequence mine = new HotSequence(Thread.currentThread());
+        HotSequence mine = memoOf(Thread.currentThread());
         table.offer(mine);
         assertNull(table.find(Thread.currentThread()));
 
@@ -45,29 +47,59 @@ class HotSequenceTableTest {
 
     @Test
     void removingAMemoThatHoldsNoSlotLeavesTheHolderInPlace() throws Exception {
-        HotSequence mine = new HotSequence(Thread.currentThread());
+        HotSequence mine = memoOf(Thread.currentThread());
         table.offer(mine);
-        table.remove(new HotSequence(collidingThread()));
+        table.remove(memoOf(collidingThread()));
         assertSame(mine, table.find(Thread.currentThread()));
     }
 
     @Test
-    void aMemoIsFoundOnlyByItsOwnThreadFromAnyThread() throws Exception {
-        HotSequence mine = new HotSequence(Thread.currentThread());
+    void aThreadWhoseIdCollidesNeverGetsTheMemoInItsSlot() throws Exception {
+        HotSequence mine = memoOf(Thread.currentThread());
         table.offer(mine);
         AtomicReference<HotSequence> seenByOther = new AtomicReference<>(mine);
-        Thread reader = new Thread(() -> seenByOther.set(table.find(Thread.currentThread())));
+        Thread reader = collidingThread(() -> seenByOther.set(table.find(Thread.currentThread())));
         reader.start();
         reader.join();
-        assertNull(seenByOther.get());
+        assertNull(seenByOther.get(), "the slot holds another thread's memo");
+    }
+
+    @Test
+    void aThreadWhoseIdChangesStillFindsOnlyItsOwnMemoAndIsRemovedFromTheSlotItTook() throws Exception {
+        @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
+        AtomicLong id = new AtomicLong(Thread.currentThread().getId());
+        Thread shifty = new Thread(() -> { }) {
+            @Override
+            @SuppressWarnings("deprecation")
+            public long getId() {
+                return id.get();
+            }
+        };
+        HotSequence memo = memoOf(shifty);
+        table.offer(memo);
+        assertSame(memo, table.find(shifty));
+        id.incrementAndGet();
+        assertNull(table.find(shifty), "another slot: not found, nothing else returned");
+        table.remove(memo);
+        assertFalse(table.holds(memo), "removed from the slot it was offered to");
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
+    private static HotSequence memoOf(Thread thread) {
+        return new HotSequence(thread, thread.getId());
     }
 
     /** A thread (not started) whose id maps to the calling thread's slot. */
-    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
     private static Thread collidingThread() {
+        return collidingThread(() -> { });
+    }
+
+    /** A thread (not started) running {@code task} whose id maps to the calling thread's slot. */
+    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
+    private static Thread collidingThread(Runnable task) {
         long slot = Thread.currentThread().getId() & (HotSequenceTable.SIZE - 1);
         for (int i = 0; i < 4 * HotSequenceTable.SIZE; i++) {
-            Thread t = new Thread(() -> { });
+            Thread t = new Thread(task);
             if ((t.getId() & (HotSequenceTable.SIZE - 1)) == slot) {
                 return t;
             }

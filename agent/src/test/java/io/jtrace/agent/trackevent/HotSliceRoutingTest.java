@@ -1,6 +1,8 @@
 package io.jtrace.agent.trackevent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.api.AgentBridge;
 import io.jtrace.api.Category;
@@ -16,6 +18,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,6 +70,54 @@ class HotSliceRoutingTest {
             assertEquals(7, hotSlices(first.read()));
             assertEquals(5, hotSlices(second.read()), "every slice after the mask named the second session");
         }
+    }
+
+    @Test
+    void theReaperFreesTheTableSlotOfAnEndedThreadForTheNextThreadWithTheSameSlot() throws Exception {
+        try (RecordingContext context = new RecordingContext(Files.createDirectories(dir.resolve("reaped")), 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 31));
+            DataSourceInstance session = start(source, context);
+            AtomicBoolean endedHeld = new AtomicBoolean();
+            AtomicBoolean beforeReapHeld = new AtomicBoolean(true);
+            AtomicBoolean afterReapHeld = new AtomicBoolean();
+            Thread ended = new Thread(() -> slicesThenCheck(source, endedHeld));
+            Thread beforeReap = sameSlotAs(ended, () -> slicesThenCheck(source, beforeReapHeld));
+            Thread afterReap = sameSlotAs(ended, () -> slicesThenCheck(source, afterReapHeld));
+
+            runToEnd(ended);
+            runToEnd(beforeReap);
+            source.reapEndedThreads();
+            runToEnd(afterReap);
+            session.stop();
+
+            assertTrue(endedHeld.get(), "a thread with an own sequence takes its free slot");
+            assertFalse(beforeReapHeld.get(), "an ended thread keeps its slot until it is reaped");
+            assertTrue(afterReapHeld.get(), "the reaper frees the slot");
+            assertEquals(9, hotSlices(context.read()), "every slice is written, in the table or not");
+        }
+    }
+
+    private static void slicesThenCheck(TrackEventDataSource source, AtomicBoolean heldItsSlot) {
+        slices(3);
+        heldItsSlot.set(source.hotMemoInTable());
+    }
+
+    /** A thread (not started) whose id maps to the same {@link HotSequenceTable} slot as {@code other}'s. */
+    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
+    private static Thread sameSlotAs(Thread other, Runnable task) {
+        long slot = other.getId() & (HotSequenceTable.SIZE - 1);
+        for (int i = 0; i < 4 * HotSequenceTable.SIZE; i++) {
+            Thread t = new Thread(task);
+            if ((t.getId() & (HotSequenceTable.SIZE - 1)) == slot) {
+                return t;
+            }
+        }
+        throw new AssertionError("no thread id fell in slot " + slot);
+    }
+
+    private static void runToEnd(Thread t) throws InterruptedException {
+        t.start();
+        t.join();
     }
 
     private static void slices(int count) {

@@ -13,7 +13,8 @@ import java.util.Map;
  * Floods jtrace and JFR side by side, each as users run it (the shaded agent with default options and
  * a trace file; {@code -XX:StartFlightRecording} to a file), and reports for each: slices emitted, what
  * reached the file, what the tracer says it lost, what is unaccounted for, the cost per slice on the
- * emitting thread and the bytes per slice in the file.
+ * emitting thread, the rate into the file over the whole run and after the warm-up (the slices that
+ * began in the measured window, dated by the tracer's own timestamps) and the bytes per slice in the file.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
  *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target] [--keep true] [--runs 1]</pre>
@@ -87,6 +88,7 @@ public final class FloodHarness {
                 Files.deleteIfExists(recording);
                 long jfrStart = System.nanoTime();
                 Path repository = dir.resolve("flood-jfr-repository");
+                deleteTree(repository);
                 Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:FlightRecorderOptions:repository=" + repository,
                         "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
                         "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));

@@ -23,6 +23,8 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
                           long undecodable) {
     private static final String LOST_TRACK = "jtrace: lost track events";
     private static final int MONOTONIC = 3;
+    /** The clock of a packet that names none on a sequence without defaults: Perfetto's trace clock. */
+    private static final int BOOTTIME = 6;
     private static final int INCREMENTAL_CLOCK = 64;
 
     /** {@code windowFrom} (inclusive) and {@code windowTo} (exclusive): CLOCK_MONOTONIC ns ({@code System.nanoTime()}). */
@@ -97,7 +99,11 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
          * on its sequence's default clock; on the sequence's incremental clock, a delta from the previous one.
          */
         private long time(Packet p) {
-            long[] clock = clocks.computeIfAbsent(p.sequenceId, id -> new long[] {MONOTONIC, 0});
+            long[] clock = clocks.computeIfAbsent(p.sequenceId, id -> new long[] {BOOTTIME, 0});
+            if ((p.sequenceFlags & 1) != 0) {
+                // INCREMENTAL_STATE_CLEARED: the defaults go with the rest of the incremental state.
+                clock[0] = BOOTTIME;
+            }
             if (p.defaultClockId >= 0) {
                 clock[0] = p.defaultClockId;
             }

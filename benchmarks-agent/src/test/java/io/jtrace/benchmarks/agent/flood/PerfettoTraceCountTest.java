@@ -54,35 +54,64 @@ class PerfettoTraceCountTest {
 
         PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood", 0, Long.MAX_VALUE);
 
-        assertEquals(new PerfettoTraceCount(2, 1, 2, 1234, 1, 3), count);
+        // No sequence here sets a default clock: the timestamps are on the trace clock (BOOTTIME), so
+        // none is dated on CLOCK_MONOTONIC, the window's clock.
+        assertEquals(new PerfettoTraceCount(2, 1, 0, 1234, 1, 3), count);
     }
 
     @Test
-    void countsTheBeginsWithinTheWindowOnTheSequencesIncrementalClockAndOnMonotonic() throws Exception {
+    void datesEachBeginOnItsOwnSequencesIncrementalClockAndCountsThoseWithinTheWindow() throws Exception {
+        // Window: [1100, 1300). Sequence 3 checks that ends move the clock, 5 that a packet on
+        // CLOCK_MONOTONIC does not, 4 that a second header restarts the clock; interleaved, so one clock
+        // shared by all sequences would date them wrongly too.
+        TrackEvent.Type begin = TrackEvent.Type.TYPE_SLICE_BEGIN;
+        TrackEvent.Type end = TrackEvent.Type.TYPE_SLICE_END;
         Trace trace = Trace.newBuilder()
-                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1)
-                        .setTracePacketDefaults(TracePacketDefaults.newBuilder().setTimestampClockId(64))
-                        .setClockSnapshot(ClockSnapshot.newBuilder()
-                                .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(3).setTimestamp(1000))
-                                .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(64).setTimestamp(1000).setIsIncremental(true))))
-                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(2)
-                        .setInternedData(InternedData.newBuilder()
-                                .addEventCategories(EventCategory.newBuilder().setIid(1).setName("flood"))))
-                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 50))  // 1050: before
-                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_END, 2), 60))    // 1110
-                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 40))  // 1150: in
-                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_END, 2), 100))   // 1250
-                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 1190).toBuilder()
-                        .setTimestampClockId(3).build())                                // 1190 on MONOTONIC: in, clock unchanged
-                .addPacket(timed(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2), 50))  // 1300: at the end, out
+                .addPacket(header(3, 1000))
+                .addPacket(header(5, 1100))
+                .addPacket(header(4, 5000))
+                .addPacket(interned(3))
+                .addPacket(interned(5))
+                .addPacket(interned(4))
+                .addPacket(timed(event(3, begin, 2), 50))    // 1050: before
+                .addPacket(timed(event(5, begin, 2), 20))    // 1120: in
+                .addPacket(timed(event(4, begin, 2), 10))    // 5010: after
+                .addPacket(timed(event(3, end, 2), 200))     // 1250
+                .addPacket(timed(event(5, end, 2), 80))      // 1200
+                .addPacket(timed(event(3, begin, 2), 100))   // 1350: after (1150 if ends did not move the clock)
+                .addPacket(timed(event(5, begin, 2), 1000).toBuilder().setTimestampClockId(3).build()) // 1000: before
+                .addPacket(timed(event(5, begin, 2), 20))    // 1220: in (1020 or 2220 if the last packet moved the clock)
+                .addPacket(header(4, 1100))
+                .addPacket(interned(4))
+                .addPacket(timed(event(4, begin, 2), 50))    // 1150: in (5060 without the restart)
                 .build();
         Path file = dir.resolve("t.pftrace");
         Files.write(file, trace.toByteArray());
 
         PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood", 1100, 1300);
 
-        assertEquals(4, count.begins());
-        assertEquals(2, count.beginsInWindow());
+        assertEquals(7, count.begins());
+        assertEquals(3, count.beginsInWindow());
+    }
+
+    /**
+     * A sequence's header as the agent writes it: its clock snapshot sets the incremental clock (the
+     * MONOTONIC reading beside it is far off, so a decoder that took it would date every event wrongly).
+     */
+    private static TracePacket header(int sequence, long base) {
+        return TracePacket.newBuilder().setTrustedPacketSequenceId(sequence).setSequenceFlags(1)
+                .setTracePacketDefaults(TracePacketDefaults.newBuilder().setTimestampClockId(64))
+                .setClockSnapshot(ClockSnapshot.newBuilder()
+                        .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(3).setTimestamp(base + 100_000))
+                        .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(64).setTimestamp(base).setIsIncremental(true)))
+                .build();
+    }
+
+    private static TracePacket interned(int sequence) {
+        return TracePacket.newBuilder().setTrustedPacketSequenceId(sequence).setSequenceFlags(2)
+                .setInternedData(InternedData.newBuilder()
+                        .addEventCategories(EventCategory.newBuilder().setIid(1).setName("flood")))
+                .build();
     }
 
     private static TracePacket timed(TracePacket p, long timestamp) {
