@@ -1,6 +1,7 @@
 package io.jtrace.agent.trackevent;
 
 import io.jtrace.agent.tracks.OsThreadId;
+import io.jtrace.api.AgentBridge;
 import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.agent.tracks.ThreadKind;
 
@@ -9,7 +10,7 @@ import io.jtrace.agent.tracks.ThreadKind;
  * that session ({@link SessionBinding}: through a sequence of its own — a platform thread within the
  * owned-writer budget, no atomic operation per event — or through the session's {@link SequencePool}).
  * Touched only by its own thread, except by the reaper once the thread has ended (see
- * {@link TrackEventDataSource}).
+ * {@link OwnedSequences}).
  *
  * <p>Small on purpose: a virtual thread gets one of these, and a JVM may run millions of them; a
  * binding is made for a slot only when the thread first writes into it.
@@ -20,7 +21,7 @@ final class ThreadState {
     /** OS thread id for a platform thread; the Java thread id for a virtual one (it has no OS thread). */
     final long id;
     final long trackUuid;
-    private final SessionBinding[] bindings = new SessionBinding[TrackEventDataSource.MAX_SESSIONS];
+    private final SessionBinding[] bindings = new SessionBinding[AgentBridge.MAX_SESSIONS];
     /** The pool slot to try first in a new binding: spread threads over the pool. */
     private final int firstPoolHint;
     /**

@@ -14,9 +14,6 @@ import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +23,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Which sequence a thread writes</h2>
  * A platform thread gets a sequence of its own (its own {@link TraceWriter}: no atomic operation per
- * event) while fewer than {@link #ownedBudget} threads hold one; every other thread — every virtual
+ * event) while the owned budget ({@link OwnedSequences}) has room; every other thread — every virtual
  * thread, and platform threads beyond the budget — claims a sequence of the session's
  * {@link SequencePool} for each event. Each own sequence keeps one SMB chunk for as long as its thread
  * lives, so the budget (a quarter of the SMB's chunks) is what bounds the SMB that idle threads can
@@ -54,8 +51,6 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private final ProcessTrack process;
     private final EventPackets packets;
     private final ThreadLocal<ThreadState> threads;
-    /** Platform threads' hot memos by thread id: the plain slice's way around {@link #threads}. */
-    private final HotSequenceTable hotTable = new HotSequenceTable();
     /** What this source changes the API's categories and async tracks with. */
     private final AgentBridge bridge;
     /** Sessions served at once; a category's session mask has a bit per slot. */
@@ -70,12 +65,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private volatile ActiveSession[] sessions = new ActiveSession[MAX_SESSIONS];
     /** Orders every write of the categories' session masks (see {@link #updateCategories}). */
     private final Object categoryLock = new Object();
-    /** Threads that have held an own sequence: added by the thread itself, reaped by the producer thread. */
-    private final ConcurrentLinkedQueue<ThreadState> reapable = new ConcurrentLinkedQueue<>();
-    /** Own sequences open now (any session): taken by threads with a CAS, given back when one closes. */
-    private final AtomicInteger ownedSequences = new AtomicInteger();
-    /** How many threads may own a sequence; set at start from the SMB size (producer thread, before {@link #sessions}). */
-    private volatile int ownedBudget;
+    /** Platform threads' own sequences: the budget, their holders, closing and reaping them. */
+    private final OwnedSequences owned = new OwnedSequences();
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
 
@@ -111,7 +102,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * array published before the categories' masks name the slot (see {@link #sessions}).
      */
     void install(ActiveSession session, int ownedBudget) {
-        this.ownedBudget = ownedBudget;
+        owned.setBudget(ownedBudget);
         ActiveSession[] next = sessions.clone();
         next[session.slot()] = session;
         sessions = next;
@@ -131,79 +122,24 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         updateCategories();
     }
 
-    /**
-     * What the own writers of live threads dropped in {@code session}: those writers are still their
-     * threads', so their counts are read as they are now (plain fields, possibly a few events stale if
-     * such a thread is still writing).
-     */
+    /** What the own writers of live threads dropped in {@code session} (see {@link OwnedSequences}). */
     long droppedByOpenWriters(ActiveSession session) {
-        long dropped = 0;
-        for (ThreadState t : reapable) {
-            SessionBinding b = t.bindingIfAny(session.slot());
-            Sequence own = b == null ? null : b.own;
-            if (own != null && b.session == session) {
-                dropped += own.writer.droppedPackets();
-            }
-        }
-        return dropped;
+        return owned.droppedByOpenWriters(session);
     }
 
-    /**
-     * Producer thread: closes the own sequences of threads that have ended, which commits their last
-     * chunk, retires their sequence (its writer id comes back once the service knows) and frees their
-     * place in the owned budget. A dead thread never writes again, and everything it wrote
-     * happened-before its end was observed (isAlive, JLS 17.4.4), so closing its writer here races with
-     * nothing. Live threads are not touched.
-     */
+    /** Producer thread: closes the own sequences of threads that have ended (see {@link OwnedSequences}). */
     void reapEndedThreads() {
-        for (Iterator<ThreadState> it = reapable.iterator(); it.hasNext(); ) {
-            ThreadState t = it.next();
-            if (!t.thread.isAlive()) {
-                it.remove();
-                hotTable.remove(t.hot);
-                for (int slot = 0; slot < MAX_SESSIONS; slot++) {
-                    SessionBinding b = t.bindingIfAny(slot);
-                    if (b != null) {
-                        closeOwn(b);
-                    }
-                }
-            }
-        }
-    }
-
-    private void closeOwn(SessionBinding b) {
-        Sequence own = b.own;
-        if (own != null) {
-            b.own = null;
-            ownedSequences.decrementAndGet();
-            own.writer.close();
-            b.session.writerClosed(own.writer.droppedPackets());
-        }
-    }
-
-    /**
-     * The calling thread's first event since sessions started or stopped: its own writers in sessions
-     * that have stopped are closed now (the SMB and the owned budget are shared by all sessions; a live
-     * thread's writer can only be closed by the thread itself).
-     */
-    private void closeStale(ThreadState t, ActiveSession[] all) {
-        for (int slot = 0; slot < MAX_SESSIONS; slot++) {
-            SessionBinding b = t.bindingIfAny(slot);
-            if (b != null && b.own != null && b.session != all[slot]) {
-                closeOwn(b);
-            }
-        }
-        t.seenSessions = all;
+        owned.reapEnded();
     }
 
     /** Whether the calling thread's hot memo holds its slot in the table (for tests). */
     boolean hotMemoInTable() {
-        return hotTable.holds(threads.get().hot);
+        return owned.hotMemoHeld(threads.get().hot);
     }
 
     /** Own sequences open now, in all sessions: what the owned budget counts. */
     int ownedSequenceCount() {
-        return ownedSequences.get();
+        return owned.openCount();
     }
 
     /** Producer thread: a free slot for a new session, or -1. */
@@ -313,36 +249,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * platform thread, takes an own sequence if the budget allows.
      */
     private void bind(ThreadState t, SessionBinding b, ActiveSession session) {
-        closeOwn(b);
+        owned.close(b);
         b.session = session;
         b.describedGeneration = -1;
-        if (t.virtual || !reserveOwned()) {
-            return;
-        }
-        TraceWriter writer;
-        try {
-            writer = session.context().newTraceWriter();
-        } catch (RuntimeException e) {
-            ownedSequences.decrementAndGet();
-            throw e;
-        }
-        b.own = new Sequence(writer, t.trackUuid);
-        if (!t.reapable) {
-            t.reapable = true;
-            reapable.add(t);
-        }
-    }
-
-    private boolean reserveOwned() {
-        int budget = ownedBudget;
-        while (true) {
-            int n = ownedSequences.get();
-            if (n >= budget) {
-                return false;
-            }
-            if (ownedSequences.compareAndSet(n, n + 1)) {
-                return true;
-            }
+        if (!t.virtual) {
+            b.own = owned.open(t, session);
         }
     }
 
@@ -433,7 +344,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                        long longValue, double doubleValue, boolean isDouble, EventData data) {
         ActiveSession[] all = sessions;
         if (t.seenSessions != all) {
-            closeStale(t, all);
+            owned.closeStale(t, all);
         }
         int sessionsLeft = mask;
         do {
@@ -445,9 +356,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             }
         } while (sessionsLeft != 0);
         t.hot.remember(t, mask, all);
-        if (t.hot.sequence() != null) {
-            hotTable.offer(t.hot);
-        }
+        owned.offerHotMemo(t.hot);
     }
 
     /**
@@ -461,7 +370,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             return;
         }
         ThreadState t = null;
-        HotSequence hot = hotTable.find(Thread.currentThread());
+        HotSequence hot = owned.hotMemo(Thread.currentThread());
         if (hot == null) {
             t = threads.get();
             hot = t.hot;

@@ -1,0 +1,152 @@
+package io.jtrace.agent.trackevent;
+
+import io.jtrace.api.AgentBridge;
+import io.jtrace.shm.writer.TraceWriter;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The sequences platform threads own: how many may be open at once (the budget), which threads hold
+ * one, and closing them — by the thread itself when the session it wrote in has stopped, by the
+ * reaper once the thread has ended. Each own sequence keeps one SMB chunk for as long as its thread
+ * lives, so the budget bounds the SMB that idle threads can pin. Also finds a holder's
+ * {@link HotSequence} memo without its {@code ThreadLocal} ({@link HotSequenceTable}).
+ */
+final class OwnedSequences {
+    /** Threads that have held an own sequence: added by the thread itself, reaped by the producer thread. */
+    private final ConcurrentLinkedQueue<ThreadState> holders = new ConcurrentLinkedQueue<>();
+    /** Own sequences open now (any session): taken by threads with a CAS, given back when one closes. */
+    private final AtomicInteger open = new AtomicInteger();
+    /** Platform threads' hot memos by thread id: the plain slice's way around the ThreadLocal. */
+    private final HotSequenceTable hotMemos = new HotSequenceTable();
+    /** How many own sequences may be open; set at each session's start (producer thread). */
+    private volatile int budget;
+
+    void setBudget(int budget) {
+        this.budget = budget;
+    }
+
+    /** Own sequences open now, in all sessions. */
+    int openCount() {
+        return open.get();
+    }
+
+    /**
+     * An own sequence for thread {@code t} in {@code session} if the budget has room, else null (the
+     * thread then writes through the session's pool). The calling thread is {@code t}.
+     */
+    Sequence open(ThreadState t, ActiveSession session) {
+        if (!reserve()) {
+            return null;
+        }
+        TraceWriter writer;
+        try {
+            writer = session.context().newTraceWriter();
+        } catch (RuntimeException e) {
+            open.decrementAndGet();
+            throw e;
+        }
+        if (!t.reapable) {
+            t.reapable = true;
+            holders.add(t);
+        }
+        return new Sequence(writer, t.trackUuid);
+    }
+
+    private boolean reserve() {
+        int limit = budget;
+        while (true) {
+            int n = open.get();
+            if (n >= limit) {
+                return false;
+            }
+            if (open.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Closes the own sequence of {@code b}, if any: commits its last chunk and gives its place back. */
+    void close(SessionBinding b) {
+        Sequence own = b.own;
+        if (own != null) {
+            b.own = null;
+            open.decrementAndGet();
+            own.writer.close();
+            b.session.writerClosed(own.writer.droppedPackets());
+        }
+    }
+
+    /**
+     * The calling thread's first event since sessions started or stopped: its own writers in sessions
+     * that have stopped are closed now (the SMB and the budget are shared by all sessions; a live
+     * thread's writer can only be closed by the thread itself).
+     */
+    void closeStale(ThreadState t, ActiveSession[] all) {
+        for (int slot = 0; slot < all.length; slot++) {
+            SessionBinding b = t.bindingIfAny(slot);
+            if (b != null && b.own != null && b.session != all[slot]) {
+                close(b);
+            }
+        }
+        t.seenSessions = all;
+    }
+
+    /**
+     * Producer thread: closes the own sequences of threads that have ended, which commits their last
+     * chunk, retires their sequence (its writer id comes back once the service knows) and frees their
+     * place in the budget and in the memo table. A dead thread never writes again, and everything it
+     * wrote happened-before its end was observed (isAlive, JLS 17.4.4), so closing its writer here
+     * races with nothing. Live threads are not touched.
+     */
+    void reapEnded() {
+        for (Iterator<ThreadState> it = holders.iterator(); it.hasNext(); ) {
+            ThreadState t = it.next();
+            if (!t.thread.isAlive()) {
+                it.remove();
+                hotMemos.remove(t.hot);
+                for (int slot = 0; slot < AgentBridge.MAX_SESSIONS; slot++) {
+                    SessionBinding b = t.bindingIfAny(slot);
+                    if (b != null) {
+                        close(b);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * What the own writers of live threads dropped in {@code session}: those writers are still their
+     * threads', so their counts are read as they are now (plain fields, possibly a few events stale if
+     * such a thread is still writing).
+     */
+    long droppedByOpenWriters(ActiveSession session) {
+        long dropped = 0;
+        for (ThreadState t : holders) {
+            SessionBinding b = t.bindingIfAny(session.slot());
+            Sequence own = b == null ? null : b.own;
+            if (own != null && b.session == session) {
+                dropped += own.writer.droppedPackets();
+            }
+        }
+        return dropped;
+    }
+
+    /** The memo of {@code current} (the calling thread) if it holds its slot in the table, else null. */
+    HotSequence hotMemo(Thread current) {
+        return hotMemos.find(current);
+    }
+
+    /** After the general route: the thread's memo takes its table slot if it names an own sequence. */
+    void offerHotMemo(HotSequence hot) {
+        if (hot.sequence() != null) {
+            hotMemos.offer(hot);
+        }
+    }
+
+    /** Whether {@code hot} holds its table slot. */
+    boolean hotMemoHeld(HotSequence hot) {
+        return hotMemos.holds(hot);
+    }
+}
