@@ -10,18 +10,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The sequences platform threads own: how many may be open at once (the budget), which threads hold
  * one, and closing them — by the thread itself when the session it wrote in has stopped, by the
  * reaper once the thread has ended. Each own sequence keeps one SMB chunk for as long as its thread
- * lives, so the budget bounds the SMB that idle threads can pin. Also finds a holder's
- * {@link HotSequence} memo without its {@code ThreadLocal} ({@link HotSequenceTable}).
+ * lives, so the budget bounds the SMB that idle threads can pin. A holder's {@link HotSequence} memo
+ * takes and gives back its slot in the {@link HotSequenceTable} here.
  */
 final class OwnedSequences {
     /** Threads that have held an own sequence: added by the thread itself, reaped by the producer thread. */
     private final ConcurrentLinkedQueue<ThreadState> holders = new ConcurrentLinkedQueue<>();
     /** Own sequences open now (any session): taken by threads with a CAS, given back when one closes. */
     private final AtomicInteger open = new AtomicInteger();
-    /** Platform threads' hot memos by thread id: the plain slice's way around the ThreadLocal. */
-    private final HotSequenceTable hotMemos = new HotSequenceTable();
+    /** Holders' hot memos by thread id (the data source reads it on every plain slice). */
+    private final HotSequenceTable hotMemos;
     /** How many own sequences may be open; set at each session's start (producer thread). */
     private volatile int budget;
+
+    OwnedSequences(HotSequenceTable hotMemos) {
+        this.hotMemos = hotMemos;
+    }
 
     void setBudget(int budget) {
         this.budget = budget;
@@ -133,20 +137,10 @@ final class OwnedSequences {
         return dropped;
     }
 
-    /** The memo of {@code current} (the calling thread) if it holds its slot in the table, else null. */
-    HotSequence hotMemo(Thread current) {
-        return hotMemos.find(current);
-    }
-
     /** After the general route: the thread's memo takes its table slot if it names an own sequence. */
     void offerHotMemo(HotSequence hot) {
         if (hot.sequence() != null) {
             hotMemos.offer(hot);
         }
-    }
-
-    /** Whether {@code hot} holds its table slot. */
-    boolean hotMemoHeld(HotSequence hot) {
-        return hotMemos.holds(hot);
     }
 }
