@@ -5,6 +5,10 @@ import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
 import io.jtrace.service.output.TraceFileWriter;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -97,7 +101,8 @@ final class SessionLifecycle {
             try {
                 file = new TraceFileWriter(Path.of(traceConfig.getOutputPath()));
             } catch (IOException | RuntimeException e) {
-                throw new InvalidConfigException("output_path '" + traceConfig.getOutputPath() + "' cannot be written: " + e);
+                throw new InvalidConfigException("the trace file '" + traceConfig.getOutputPath()
+                        + "' (output_path) cannot be written: " + plainly(e));
             }
         }
         TracingSession session = new TracingSession(nextSessionId++, consumer, consumerUid, traceConfig,
@@ -235,5 +240,22 @@ final class SessionLifecycle {
             bufferOwners.remove(bufferId);
             totalBufferBytes -= buffer.capacity();
         }
+    }
+
+    /** Why a file could not be made, in words rather than an exception's class name. */
+    private static String plainly(Exception e) {
+        if (e instanceof FileAlreadyExistsException f) {
+            return f.getFile() + " is in the way: it exists and is not a directory";
+        }
+        if (e instanceof AccessDeniedException a) {
+            return "permission denied on " + a.getFile();
+        }
+        if (e instanceof NoSuchFileException n) {
+            return n.getFile() + " does not exist and cannot be made";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getFile() + ": " + f.getReason();
+        }
+        return e.toString();
     }
 }

@@ -139,7 +139,9 @@ class SessionLifecycleTest {
         assertRefused(consumer, config("src").setFileWritePeriodMs(100).build(), "write_into_file");
         Path notADirectory = Files.createFile(dir.resolve("plain-file"));
         assertRefused(consumer, config("src").setWriteIntoFile(true)
-                .setOutputPath(notADirectory.resolve("x.pftrace").toString()).build(), "output_path");
+                .setOutputPath(notADirectory.resolve("x.pftrace").toString()).build(),
+                "the trace file '" + notADirectory.resolve("x.pftrace") + "' (output_path) cannot be written: "
+                        + notADirectory + " is in the way: it exists and is not a directory");
     }
 
     private static void assertRefused(ConsumerEndpoint consumer, TraceConfig config, String field) {

@@ -191,7 +191,9 @@ class AgentTracesJvmTest {
         ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,file=/proc/no-such-dir/x.pftrace", dir,
                 AppWorkload.class.getName(), "1", "5", "0");
         assertEquals(0, result.exitCode(), result.stderr());
-        assertTrue(result.stderr().contains("jtrace agent not started: output_path '/proc/no-such-dir/x.pftrace'"),
+        assertTrue(result.stderr().contains(
+                        "jtrace agent not started: the trace file '/proc/no-such-dir/x.pftrace' (output_path) cannot be"
+                                + " written: /proc/no-such-dir does not exist and cannot be made"),
                 result.stderr());
         assertFalse(result.stderr().contains("\tat "), "a user's mistake gets a message, not a stack trace: "
                 + result.stderr());
