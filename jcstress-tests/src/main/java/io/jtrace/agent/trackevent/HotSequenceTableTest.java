@@ -121,4 +121,36 @@ public class HotSequenceTableTest {
             r.r3 = table.holds(ended);
         }
     }
+
+    /**
+     * The reaper removes an ended thread's memo that never held the slot (it lost it to a colliding
+     * thread), while that live thread takes the free slot. Ordering proven: remove is a CAS against the
+     * ended memo itself, so it never clears the live thread's memo, whichever comes first. r1: the live
+     * memo held the slot right after its offer; r2: it holds it at the end.
+     */
+    @JCStressTest
+    @Outcome(id = "true, true", expect = ACCEPTABLE, desc = "The live memo took the slot and kept it.")
+    @Outcome(expect = FORBIDDEN, desc = "The live memo did not get the free slot, or the remove of another memo cleared it.")
+    @State
+    public static class RemoveOfAMemoThatNeverHeldTheSlot {
+        private final HotSequenceTable table = new HotSequenceTable();
+        private final HotSequence endedElsewhere = memoInSlot5();
+        private final HotSequence live = memoInSlot5();
+
+        @Actor
+        public void reaper() {
+            table.remove(endedElsewhere);
+        }
+
+        @Actor
+        public void liveThread(ZZ_Result r) {
+            table.offer(live);
+            r.r1 = table.holds(live);
+        }
+
+        @Arbiter
+        public void arbiter(ZZ_Result r) {
+            r.r2 = table.holds(live);
+        }
+    }
 }
