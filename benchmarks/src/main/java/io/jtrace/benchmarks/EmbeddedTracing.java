@@ -18,8 +18,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the benchmarks trace into: track_event running with category "bench" enabled and "off"
  * disabled, either through the real embedded service (chunks copied into a ring buffer by the service
- * thread, as in production) or into an SMB whose committed chunks are freed at once ("writer only":
- * the application thread's cost with nothing else on the machine's two cores).
+ * thread, as in production), into an SMB whose committed chunks are freed at once ("writer": the
+ * application thread's cost with nothing else on the machine's two cores), or into one whose chunks are
+ * never freed ("full": after the first few thousand events every event is dropped and counted, the cost
+ * of an event while the tracer is overloaded).
  */
 final class EmbeddedTracing implements AutoCloseable {
     static final int SMB_SIZE = 4 * 1024 * 1024;
@@ -31,7 +33,16 @@ final class EmbeddedTracing implements AutoCloseable {
     }
 
     static EmbeddedTracing start(String mode) throws Exception {
-        return mode.equals("service") ? throughService() : writerOnly();
+        switch (mode) {
+            case "service":
+                return throughService();
+            case "writer":
+                return writerOnly(true);
+            case "full":
+                return writerOnly(false);
+            default:
+                throw new IllegalArgumentException("mode " + mode + ": one of service, writer, full");
+        }
     }
 
     private static DataSourceConfig trackEventConfig() {
@@ -58,13 +69,13 @@ final class EmbeddedTracing implements AutoCloseable {
         });
     }
 
-    private static EmbeddedTracing writerOnly() throws Exception {
+    private static EmbeddedTracing writerOnly(boolean freeChunks) throws Exception {
         ScheduledExecutorService producerThread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-producer");
             t.setDaemon(true);
             return t;
         });
-        FreedSmb smb = new FreedSmb(SMB_SIZE, producerThread);
+        FreedSmb smb = new FreedSmb(SMB_SIZE, producerThread, freeChunks);
         TrackEventDataSource source = new TrackEventDataSource(ProcessTrack.forCurrentJvm());
         DataSourceInstance instance = source.create(smb, trackEventConfig());
         producerThread.submit(instance::start).get();

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A data source context over a real SMB (the agent's writers, arbiter and commit thread) whose
  * committed chunks are freed at once: a data source's own cost of writing, with no service copying
- * chunks on the machine's other core. Periodic tasks run on {@code periodic} when one is given, else
- * never.
+ * chunks on the machine's other core. Or never freed: once the writers have filled the SMB, every event
+ * is dropped (the cost of an event while the tracer is overloaded). Periodic tasks run on
+ * {@code periodic} when one is given, else never.
  */
 final class FreedSmb implements DataSourceContext, AutoCloseable {
     private final SharedMemoryAbi abi;
@@ -25,10 +26,10 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
     private final ScheduledExecutorService periodic;
 
     FreedSmb(int size) throws Exception {
-        this(size, null);
+        this(size, null, true);
     }
 
-    FreedSmb(int size, ScheduledExecutorService periodic) throws Exception {
+    FreedSmb(int size, ScheduledExecutorService periodic, boolean freeChunks) throws Exception {
         this.periodic = periodic;
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, size, 4096);
         smb.unlink();
@@ -36,7 +37,7 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
         committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
             @Override
             public void commit(CommitRequest request) {
-                for (int i = 0; i < request.size(); i++) {
+                for (int i = 0; freeChunks && i < request.size(); i++) {
                     abi.tryAcquireChunkForReading(request.page(i), request.chunk(i));
                     abi.releaseChunkAsFree(request.page(i), request.chunk(i));
                 }
@@ -68,11 +69,6 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
     @Override
     public int smbChunks() {
         return abi.pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
-    }
-
-    @Override
-    public long droppedPackets() {
-        return arbiter.droppedPackets();
     }
 
     @Override

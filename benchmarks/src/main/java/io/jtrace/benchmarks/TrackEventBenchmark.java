@@ -28,8 +28,11 @@ public class TrackEventBenchmark {
     private static final Category BENCH = Category.of("bench");
     private static final Category OFF = Category.of("off");
 
-    /** service: through the real embedded service; writer: chunks freed at once, the writer's own cost. */
-    @Param({"service", "writer"})
+    /**
+     * service: through the real embedded service; writer: chunks freed at once, the writer's own cost;
+     * full: chunks never freed, so (after the first few thousand) every event is dropped and counted.
+     */
+    @Param({"service", "writer", "full"})
     public String mode;
 
     private EmbeddedTracing tracing;

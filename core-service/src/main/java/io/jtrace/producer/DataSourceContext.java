@@ -22,9 +22,6 @@ public interface DataSourceContext {
      */
     int smbChunks();
 
-    /** Packets every writer of this producer dropped so far because the SMB was full (all instances). */
-    long droppedPackets();
-
     /**
      * Runs {@code task} on the producer's thread (the thread that calls start, stop and
      * clearIncrementalState) every {@code periodMillis} until {@link Cancellable#cancel} is called.

@@ -244,11 +244,6 @@ public final class ProducerClient implements Producer, AutoCloseable {
         }
 
         @Override
-        public long droppedPackets() {
-            return arbiter.droppedPackets();
-        }
-
-        @Override
         public Cancellable every(long periodMillis, Runnable task) {
             try {
                 ScheduledFuture<?> future = thread.scheduleWithFixedDelay(guarded(task), periodMillis, periodMillis,

@@ -32,7 +32,10 @@ final class HotSequence {
         this.threadId = threadId;
     }
 
-    /** Writes the event into the remembered sequence if the memo holds and the event takes its plain form. */
+    /**
+     * Writes the event into the remembered sequence if the memo holds and the event takes its plain form,
+     * or drops it there, counted, while the SMB is known full. False: the general route must take it.
+     */
     boolean tryWrite(int mask, ActiveSession[] all, int type, Category category, String name, long timestamp) {
         Sequence s = sequence;
         return s != null && mask == this.mask && all == sessions

@@ -93,11 +93,16 @@ final class Sequence {
      * The hot path of a slice on an own sequence ({@link HotSequence}): writes the event in its smallest
      * form if nothing needs more — no restart, the same name and category as the last lookup found
      * interned (a null one is absent from the event), a timestamp not before the sequence's clock, room
-     * in the current chunk or a free next one. Returns false, having written and changed nothing, otherwise.
+     * in the current chunk or a free next one. While the SMB is known full it drops the event instead
+     * ({@link TraceWriter#dropIfSmbFull}, counted): the general route would end the same way, at several
+     * times the cost, and under overload most events take this branch. Returns whether the event was
+     * written or dropped; false, having written and changed nothing, when the general route must take it.
      */
     boolean tryPlainEvent(int sessionGeneration, int type, Category category, String name, long timestamp) {
         if (needsRestart(sessionGeneration)) {
-            return false;
+            // After a loss (or a cleared incremental state) the event must first restart the sequence,
+            // which needs a chunk.
+            return writer.dropIfSmbFull();
         }
         int categoryIid = 0;
         if (category != null) {
@@ -115,7 +120,7 @@ final class Sequence {
         }
         long delta = timestamp - clock;
         if (!SmallEventEncoder.tryWrite(writer, delta, type, categoryIid, nameIid, 0)) {
-            return false;
+            return writer.dropIfSmbFull();
         }
         clock = timestamp;
         return true;

@@ -34,6 +34,7 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
     private final SharedMemoryAbi abi;
     private final ChunkCommitter committer;
     private final ChunkArbiter arbiter;
+    private final List<TraceWriter> writers = new CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<CommitRequest> commits = new ConcurrentLinkedQueue<>();
     private final TraceBuffer buffer = new TraceBuffer(16L * 1024 * 1024, TraceBuffer.Policy.DISCARD);
     private volatile CountDownLatch flushed;
@@ -84,7 +85,9 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
 
     @Override
     public TraceWriter newTraceWriter() {
-        return new TraceWriter(arbiter, 1);
+        TraceWriter writer = new TraceWriter(arbiter, 1);
+        writers.add(writer);
+        return writer;
     }
 
     @Override
@@ -169,9 +172,9 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
         return count;
     }
 
-    @Override
+    /** Packets the writers made here dropped because the SMB was full (read on the thread that wrote them). */
     public long droppedPackets() {
-        return arbiter.droppedPackets();
+        return writers.stream().mapToLong(TraceWriter::droppedPackets).sum();
     }
 
     /**

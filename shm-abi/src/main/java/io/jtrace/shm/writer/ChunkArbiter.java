@@ -5,7 +5,6 @@ import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.WireFormat;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -28,8 +27,6 @@ public final class ChunkArbiter {
      * costs a longer scan, never correctness, since the CAS on the page header decides ownership.
      */
     private int pageHint;
-    /** Packets dropped by all writers of this SMB (SMB full); touched only on the drop path. */
-    private final LongAdder droppedPackets = new LongAdder();
     /**
      * Per layout code: the committer's free epoch read before the last scan that found no chunk, or -1.
      * While the epoch has not moved no chunk can have been freed, so a writer gives up at once instead
@@ -123,15 +120,6 @@ public final class ChunkArbiter {
 
     public static int indexOf(int handle) {
         return handle & 0xF;
-    }
-
-    void recordDrop() {
-        droppedPackets.increment();
-    }
-
-    /** Packets dropped so far by every writer of this SMB because no chunk was free. */
-    public long droppedPackets() {
-        return droppedPackets.sum();
     }
 
     /**

@@ -446,7 +446,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     private void recordDrop() {
         droppedPackets++;
-        arbiter.recordDrop();
         dropPending = true;
     }
 
