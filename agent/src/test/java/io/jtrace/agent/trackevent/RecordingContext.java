@@ -1,6 +1,9 @@
 package io.jtrace.agent.trackevent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.jtrace.producer.DataSourceContext;
+import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.SequenceIdentity;
@@ -170,6 +173,19 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
             }
         }
         return count;
+    }
+
+    /** The value of the lost-events counter a track_event session of {@code process} writes at stop (exactly one sample). */
+    public static long lostEventsCounter(List<TracePacket> packets, ProcessTrack process) {
+        long track = process.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);
+        List<Long> values = new ArrayList<>();
+        for (TracePacket p : packets) {
+            if (p.hasTrackEvent() && p.getTrackEvent().getTrackUuid() == track) {
+                values.add(p.getTrackEvent().getCounterValue());
+            }
+        }
+        assertEquals(1, values.size(), "one lost-events sample at stop");
+        return values.get(0);
     }
 
     /** Packets the writers made here dropped because the SMB was full (read on the thread that wrote them). */

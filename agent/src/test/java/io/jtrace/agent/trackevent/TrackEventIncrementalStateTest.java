@@ -99,23 +99,10 @@ class TrackEventIncrementalStateTest {
             List<TracePacket> packets = context.read();
             assertTrue(names(threadSequence(packets)).contains("after-the-loss"), "the slice after the loss was written");
             long events = count(packets, p -> p.hasTrackEvent() && !p.getTrackEvent().hasCounterValue());
-            long lost = lostCounter(packets);
+            long lost = RecordingContext.lostEventsCounter(packets, PROCESS);
             assertTrue(lost >= 2000, "lost " + lost);
             assertEquals(2 * slices, events + lost, "every begin and end is in the trace or counted as lost");
         }
-    }
-
-    /** The value of the lost-events counter the session writes at stop. */
-    private static long lostCounter(List<TracePacket> packets) {
-        long track = PROCESS.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);
-        List<Long> values = new ArrayList<>();
-        for (TracePacket p : packets) {
-            if (p.hasTrackEvent() && p.getTrackEvent().getTrackUuid() == track) {
-                values.add(p.getTrackEvent().getCounterValue());
-            }
-        }
-        assertEquals(1, values.size(), "one lost-events sample at stop");
-        return values.get(0);
     }
 
     private static DataSourceInstance startTrackEvent(RecordingContext context) {

@@ -94,7 +94,7 @@ class TrackEventManyThreadsTest {
             assertEquals(threads, new HashSet<>(sliceTracks.values()).size(), "one track per thread");
             assertEquals(threads * slices, count(packets, TrackEventTypes.END));
             assertTrue(packets.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0));
-            assertEquals(0L, lostCounter(packets));
+            assertEquals(0L, RecordingContext.lostEventsCounter(packets, PROCESS));
         }
     }
 
@@ -128,7 +128,7 @@ class TrackEventManyThreadsTest {
             List<TracePacket> packets = context.read();
 
             long inTrace = count(packets, TrackEventTypes.BEGIN) + count(packets, TrackEventTypes.END);
-            long lost = lostCounter(packets);
+            long lost = RecordingContext.lostEventsCounter(packets, PROCESS);
             assertTrue(lost > 0, "the test must overload the SMB");
             assertEquals(2L * threads * slices, inTrace + lost,
                     "emitted = in the trace (" + inTrace + ") + counted as lost (" + lost + ")");
@@ -186,7 +186,7 @@ class TrackEventManyThreadsTest {
                     }
                 }
             }
-            long lost = lostCounter(packets);
+            long lost = RecordingContext.lostEventsCounter(packets, PROCESS);
             assertTrue(lost > 0, "the test must overrun the SMB");
             assertEquals(0, undecodable, "events trace_processor would skip (incremental state not valid)");
             assertEquals(2L * rounds * slicesPerRound, decodable + lost,
@@ -222,7 +222,7 @@ class TrackEventManyThreadsTest {
             instance.stop();
             List<TracePacket> packets = context.read();
             long inTrace = count(packets, TrackEventTypes.BEGIN) + count(packets, TrackEventTypes.END);
-            long lost = lostCounter(packets);
+            long lost = RecordingContext.lostEventsCounter(packets, PROCESS);
             assertTrue(lost > 0, "the test must overrun the SMB");
             assertEquals(emitted[0], inTrace + lost, "emitted = in the trace (" + inTrace + ") + counted as lost (" + lost + ")");
         }
@@ -250,7 +250,7 @@ class TrackEventManyThreadsTest {
 
             assertEquals(null, thrown[0], "nothing thrown inside jtrace reaches the application");
             long inTrace = count(packets, TrackEventTypes.BEGIN) + count(packets, TrackEventTypes.END);
-            assertEquals(1L, lostCounter(packets), "the event that asked for a writer id is counted as lost");
+            assertEquals(1L, RecordingContext.lostEventsCounter(packets, PROCESS), "the event that asked for a writer id is counted as lost");
             assertEquals(5L, inTrace, "the thread's other events went through the shared pool");
         }
     }
@@ -330,19 +330,6 @@ class TrackEventManyThreadsTest {
     private static long count(List<TracePacket> packets, io.jtrace.protos.TrackEvent.Type type) {
         return packets.stream().filter(p -> p.hasTrackEvent() && p.getTrackEvent().getType() == type
                 && !p.getTrackEvent().hasCounterValue()).count();
-    }
-
-    /** The value of the lost-events counter the session writes at stop (exactly one sample). */
-    private static long lostCounter(List<TracePacket> packets) {
-        long track = PROCESS.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);
-        List<Long> values = new ArrayList<>();
-        for (TracePacket p : packets) {
-            if (p.hasTrackEvent() && p.getTrackEvent().getTrackUuid() == track) {
-                values.add(p.getTrackEvent().getCounterValue());
-            }
-        }
-        assertEquals(1, values.size(), "one lost-events sample at stop");
-        return values.get(0);
     }
 
     private static final class TrackEventTypes {
