@@ -1,15 +1,13 @@
 package io.jtrace.benchmarks.agent.flood;
 
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The flood workload: {@code threads} threads each emit slices back to back for {@code warmupMillis}
  * and then {@code millis} more, and the process prints how many it emitted in all, what one cost its
- * thread after the warm-up (so the JIT has compiled both the workload and the tracer), and how long
- * the JIT still compiled after the warm-up. The tracer is whatever the
+ * thread after the warm-up (so the JIT has compiled both the workload and the tracer), and how much
+ * CPU the JIT's compiler threads still used during the measured window ({@link CompilerCpu}). The tracer is whatever the
  * JVM was started with; {@link JtraceFlood} and {@link JfrFlood} say how one slice is emitted.
  *
  * <p>With a fifth argument, a rate in slices per second per thread, each thread is paced instead: a
@@ -25,28 +23,6 @@ final class Flood {
     private static final long PARK_ABOVE_NANOS = 200_000;
 
     private Flood() {}
-
-    /**
-     * The JIT's compile time so far (CompilationMXBean: the compiler threads' elapsed time on their
-     * tasks), read once {@code nanoTime} has come; -1 where the JVM does not keep it. Its growth over the
-     * measured window says whether the warm-up left the JIT done: a tracer whose code is still being
-     * compiled is measured on code that is not yet its own.
-     */
-    private static long jitMillisAt(long nanoTime) throws InterruptedException {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-            return -1;
-        }
-        long wait = nanoTime - System.nanoTime();
-        if (wait > 0) {
-            Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
-        }
-        return jit.getTotalCompilationTime();
-    }
-
-    private static long jitMillis() {
-        return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
-    }
 
     /** Epoch ns minus System.nanoTime(), from the pair of reads closest together of a few. */
     private static long monotonicToEpoch() {
@@ -122,7 +98,8 @@ final class Flood {
         for (Thread t : workers) {
             t.start();
         }
-        long jitAtWarmupEnd = jitMillisAt(warmupEnd);
+        long jitAtWarmupEnd = CompilerCpu.millisAt(warmupEnd);
+        long jitAtDeadline = CompilerCpu.millisAt(deadline);
         long total = 0;
         double nanosPerSlice = 0;
         for (int i = 0; i < threads; i++) {
@@ -133,7 +110,7 @@ final class Flood {
         System.out.println("EMITTED=" + total);
         System.out.printf("NS_PER_SLICE=%.1f%n", nanosPerSlice);
         System.out.printf("ELAPSED_MS=%d%n", (System.nanoTime() - start) / 1_000_000L);
-        System.out.println("JIT_MS_IN_WINDOW=" + (jitAtWarmupEnd < 0 ? -1 : jitMillis() - jitAtWarmupEnd));
+        System.out.println("JIT_CPU_MS_IN_WINDOW=" + (jitAtWarmupEnd < 0 ? -1 : jitAtDeadline - jitAtWarmupEnd));
         // The measured window, on the clock each tracer's file uses: jtrace's CLOCK_MONOTONIC
         // (System.nanoTime()) and JFR's wall-clock dates.
         System.out.println("WINDOW_MONOTONIC_FROM=" + warmupEnd);

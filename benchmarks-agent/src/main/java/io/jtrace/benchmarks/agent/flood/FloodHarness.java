@@ -31,6 +31,9 @@ import java.util.Map;
  * instead of flat out: below the rate a tracer sustains, it should lose nothing.
  */
 public final class FloodHarness {
+    /** Both JVMs keep their compiler threads to the end, so {@link CompilerCpu} sees all their time. */
+    private static final String FIXED_COMPILER_THREADS = "-XX:-UseDynamicNumberOfCompilerThreads";
+
     private FloodHarness() {}
 
     public static void main(String[] args) throws Exception {
@@ -61,8 +64,8 @@ public final class FloodHarness {
             throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
         }
 
-        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %12s %9s %9s %7s%n", "tracer", "threads", "emitted",
-                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "after w-up", "B/slice", "process s", "JIT ms");
+        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %12s %9s %9s %10s%n", "tracer", "threads", "emitted",
+                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "after w-up", "B/slice", "process s", "JIT cpu ms");
         List<String> summaries = new ArrayList<>();
         for (int threads : threadCounts) {
             List<Double> rateRatios = new ArrayList<>();
@@ -72,7 +75,7 @@ public final class FloodHarness {
                 Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
                 Files.deleteIfExists(trace);
                 long jtraceStart = System.nanoTime();
-                Map<String, String> jtrace = ChildRuns.run(List.of(java, "-javaagent:" + agent + "=start,file=" + trace,
+                Map<String, String> jtrace = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-javaagent:" + agent + "=start,file=" + trace,
                         "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
                 long jtraceWall = System.nanoTime() - jtraceStart;
                 Window jtraceWindow = Window.of(jtrace, "MONOTONIC");
@@ -81,7 +84,7 @@ public final class FloodHarness {
                 long inFile = count.begins() + count.ends();
                 Row jtraceRow = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
                         count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2,
-                        jtraceWindow.perSecond(count.beginsInWindow()), jtraceWall, jtrace.get("JIT_MS_IN_WINDOW"));
+                        jtraceWindow.perSecond(count.beginsInWindow()), jtraceWall, jtrace.get("JIT_CPU_MS_IN_WINDOW"));
                 discard(trace, keep);
 
                 Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
@@ -89,7 +92,7 @@ public final class FloodHarness {
                 long jfrStart = System.nanoTime();
                 Path repository = dir.resolve("flood-jfr-repository");
                 deleteTree(repository);
-                Map<String, String> jfr = ChildRuns.run(List.of(java, "-XX:FlightRecorderOptions:repository=" + repository,
+                Map<String, String> jfr = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-XX:FlightRecorderOptions:repository=" + repository,
                         "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
                         "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
                 long jfrWall = System.nanoTime() - jfrStart;
@@ -98,7 +101,7 @@ public final class FloodHarness {
                 long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
                 Row jfrRow = print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
                         jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(),
-                        jfrWindow.perSecond(events.eventsInWindow()), jfrWall, jfr.get("JIT_MS_IN_WINDOW"));
+                        jfrWindow.perSecond(events.eventsInWindow()), jfrWall, jfr.get("JIT_CPU_MS_IN_WINDOW"));
                 discard(recording, keep);
                 deleteTree(repository);
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
@@ -114,9 +117,9 @@ public final class FloodHarness {
                 + " after w-up: slices/s in the file that began after the warm-up and before the end (dated by each tracer's own timestamps)."
                 + " JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events. process s: the JVM's wall time from launch to exit, its shutdown included"
-                + " (JFR copies its disk repository into the recording's file at exit). JIT ms: how long the JIT compiled"
-                + " during the measured window (CompilationMXBean); hundreds of ms mean the warm-up was too short for a steady"
-                + " state (many threads leave the compiler threads a small share of the cores): raise --warmup.");
+                + " (JFR copies its disk repository into the recording's file at exit). JIT cpu ms: CPU the JIT's compiler"
+                + " threads used during the measured window (out of the window's length times the cores): the part of"
+                + " the window the JIT took from the flood and the tracer, and a sign the warm-up did not reach a steady state.");
     }
 
     /**
@@ -169,7 +172,7 @@ public final class FloodHarness {
                              long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile,
                              long sustainedPerSecond, long processNanos, String jitMillis) {
         long slicesPerSecond = slicesInFile * 1000 / elapsedMillis;
-        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %12d %9.1f %9.1f %7s%n", tracer, threads, emitted, inFile, lost,
+        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %12d %9.1f %9.1f %10s%n", tracer, threads, emitted, inFile, lost,
                 unaccounted, undecodable, nanosPerSlice, slicesPerSecond, sustainedPerSecond,
                 slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile, processNanos / 1e9, jitMillis);
         return new Row(Double.parseDouble(nanosPerSlice), slicesPerSecond, sustainedPerSecond);
