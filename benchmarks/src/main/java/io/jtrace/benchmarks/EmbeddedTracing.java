@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * disabled, either through the real embedded service (chunks copied into a ring buffer by the service
  * thread, as in production), into an SMB whose committed chunks are freed at once ("writer": the
  * application thread's cost with nothing else on the machine's two cores), or into one whose chunks are
- * never freed ("full": after the first few thousand events every event is dropped and counted, the cost
- * of an event while the tracer is overloaded).
+ * never freed ("full": once the SMB has filled, some hundred thousand events in, every event is dropped
+ * and counted: the cost of an event while the tracer is overloaded).
  */
 final class EmbeddedTracing implements AutoCloseable {
     static final int SMB_SIZE = 4 * 1024 * 1024;

@@ -30,7 +30,7 @@ public class TrackEventBenchmark {
 
     /**
      * service: through the real embedded service; writer: chunks freed at once, the writer's own cost;
-     * full: chunks never freed, so (after the first few thousand) every event is dropped and counted.
+     * full: chunks never freed, so once the SMB has filled every event is dropped and counted.
      */
     @Param({"service", "writer", "full"})
     public String mode;

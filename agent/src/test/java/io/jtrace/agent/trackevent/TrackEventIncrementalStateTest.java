@@ -83,14 +83,17 @@ class TrackEventIncrementalStateTest {
             while (context.droppedPackets() == 0) {
                 slice("filler");
                 slices++;
+                assertTrue(slices < 100_000, "a 4 KiB SMB never freed fills up long before this");
             }
-            // Nothing frees a chunk until drain(): these are all dropped, most by the hot path.
+            // Nothing frees a chunk until drain(): these are all dropped, by the hot path, or by the general
+            // route when the commit thread's period moved the free epoch and a restart was tried (its header
+            // and descriptor are then dropped too, and the event counted as lost without a writer).
             long dropsWhenFull = context.droppedPackets();
             for (int i = 0; i < 1000; i++) {
                 slice("filler");
                 slices++;
             }
-            assertTrue(context.droppedPackets() - dropsWhenFull >= 2000 - 2, "the slices while full were dropped");
+            assertTrue(context.droppedPackets() - dropsWhenFull >= 2000, "the slices while full were dropped");
             context.drain();
             slice("after-the-loss");
             slices++;
