@@ -95,15 +95,20 @@ class HotSequenceTableTest {
     }
 
     /** A thread (not started) running {@code task} whose id maps to the calling thread's slot. */
-    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
     private static Thread collidingThread(Runnable task) {
-        long slot = Thread.currentThread().getId() & (HotSequenceTable.SIZE - 1);
+        return sameSlotAs(Thread.currentThread(), task);
+    }
+
+    /** A thread (not started) running {@code task} whose id maps to the same table slot as {@code other}'s. */
+    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
+    static Thread sameSlotAs(Thread other, Runnable task) {
+        long slot = other.getId() & (HotSequenceTable.SIZE - 1);
         for (int i = 0; i < 4 * HotSequenceTable.SIZE; i++) {
             Thread t = new Thread(task);
             if ((t.getId() & (HotSequenceTable.SIZE - 1)) == slot) {
                 return t;
             }
         }
-        throw new AssertionError("no thread id collided in " + 4 * HotSequenceTable.SIZE + " threads");
+        throw new AssertionError("no thread id fell in slot " + slot + " in " + 4 * HotSequenceTable.SIZE + " threads");
     }
 }

@@ -81,8 +81,8 @@ class HotSliceRoutingTest {
             AtomicBoolean beforeReapHeld = new AtomicBoolean(true);
             AtomicBoolean afterReapHeld = new AtomicBoolean();
             Thread ended = new Thread(() -> slicesThenCheck(source, endedHeld));
-            Thread beforeReap = sameSlotAs(ended, () -> slicesThenCheck(source, beforeReapHeld));
-            Thread afterReap = sameSlotAs(ended, () -> slicesThenCheck(source, afterReapHeld));
+            Thread beforeReap = HotSequenceTableTest.sameSlotAs(ended, () -> slicesThenCheck(source, beforeReapHeld));
+            Thread afterReap = HotSequenceTableTest.sameSlotAs(ended, () -> slicesThenCheck(source, afterReapHeld));
 
             runToEnd(ended);
             runToEnd(beforeReap);
@@ -100,19 +100,6 @@ class HotSliceRoutingTest {
     private static void slicesThenCheck(TrackEventDataSource source, AtomicBoolean heldItsSlot) {
         slices(3);
         heldItsSlot.set(source.hotMemoInTable());
-    }
-
-    /** A thread (not started) whose id maps to the same {@link HotSequenceTable} slot as {@code other}'s. */
-    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+
-    private static Thread sameSlotAs(Thread other, Runnable task) {
-        long slot = other.getId() & (HotSequenceTable.SIZE - 1);
-        for (int i = 0; i < 4 * HotSequenceTable.SIZE; i++) {
-            Thread t = new Thread(task);
-            if ((t.getId() & (HotSequenceTable.SIZE - 1)) == slot) {
-                return t;
-            }
-        }
-        throw new AssertionError("no thread id fell in slot " + slot);
     }
 
     private static void runToEnd(Thread t) throws InterruptedException {

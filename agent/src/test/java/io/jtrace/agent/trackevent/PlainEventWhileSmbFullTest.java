@@ -70,6 +70,11 @@ class PlainEventWhileSmbFullTest {
         assertTrue(sequence.needsRestart(0), "the loss makes the next event restart the sequence");
         assertTrue(sequence.tryPlainEvent(0, END, null, null, 200), "dropped before any restart is tried");
         assertEquals(2, writer.droppedPackets());
+        for (int i = 0; i < 100; i++) {
+            assertTrue(sequence.tryPlainEvent(0, BEGIN, CATEGORY, "slice", 300 + 2 * i));
+            assertTrue(sequence.tryPlainEvent(0, END, null, null, 301 + 2 * i));
+        }
+        assertEquals(202, writer.droppedPackets(), "every event while the SMB stays full, each counted once");
         assertEquals(0, writer.packetsWritten());
     }
 
