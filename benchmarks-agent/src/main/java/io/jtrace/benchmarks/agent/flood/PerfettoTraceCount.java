@@ -35,8 +35,17 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
         if (counting.lostTrack != null && counting.counterValues.containsKey(counting.lostTrack)) {
             lost = counting.counterValues.get(counting.lostTrack);
         }
-        return new PerfettoTraceCount(counting.begins, counting.ends, counting.beginsInWindow, lost, counting.dropped,
-                counting.undecodable);
+        long begins = 0;
+        long ends = 0;
+        long beginsInWindow = 0;
+        for (Map.Entry<Long, long[]> e : counting.slices.entrySet()) {
+            if (counting.counted.contains(e.getKey())) {
+                begins += e.getValue()[0];
+                ends += e.getValue()[1];
+                beginsInWindow += e.getValue()[2];
+            }
+        }
+        return new PerfettoTraceCount(begins, ends, beginsInWindow, lost, counting.dropped, counting.undecodable);
     }
 
     /** The running count over the file's packets. */
@@ -44,9 +53,12 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
         final String category;
         final long windowFrom;
         final long windowTo;
-        long begins;
-        long beginsInWindow;
-        long ends;
+        /**
+         * Per sequence: decodable begins, ends and begins within the window. Whether they are the flood's is
+         * known only at the end: a thread whose first begins were all dropped has ends in the file before
+         * its sequence interns the flood's category.
+         */
+        final Map<Long, long[]> slices = new HashMap<>();
         long dropped;
         long undecodable;
         Long lostTrack; // a uint64 uuid: any long, negative ones included
@@ -82,13 +94,13 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
             if (LOST_TRACK.equals(p.trackName)) {
                 lostTrack = p.trackUuid;
             }
-            boolean ours = counted.contains(p.sequenceId);
             switch (p.eventType) {
                 case 1 -> {
-                    begins += ours ? 1 : 0;
-                    beginsInWindow += ours && time >= windowFrom && time < windowTo ? 1 : 0;
+                    long[] c = slices.computeIfAbsent(p.sequenceId, id -> new long[3]);
+                    c[0]++;
+                    c[2] += time >= windowFrom && time < windowTo ? 1 : 0;
                 }
-                case 2 -> ends += ours ? 1 : 0;
+                case 2 -> slices.computeIfAbsent(p.sequenceId, id -> new long[3])[1]++;
                 case 4 -> counterValues.put(p.eventTrack, p.counterValue);
                 default -> { }
             }

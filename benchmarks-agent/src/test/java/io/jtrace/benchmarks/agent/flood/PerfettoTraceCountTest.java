@@ -41,6 +41,14 @@ class PerfettoTraceCountTest {
                 .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setSequenceFlags(1))
                 .addPacket(event(3, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
                 .addPacket(event(4, TrackEvent.Type.TYPE_SLICE_END, 2)) // a sequence never cleared
+                // A thread whose first begin was dropped: an end before its sequence interns the category.
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(6).setSequenceFlags(1))
+                .addPacket(event(6, TrackEvent.Type.TYPE_SLICE_END, 2))
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(6)
+                        .setInternedData(InternedData.newBuilder()
+                                .addEventCategories(EventCategory.newBuilder().setIid(1).setName("flood"))))
+                .addPacket(event(6, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
+                .addPacket(event(6, TrackEvent.Type.TYPE_SLICE_END, 2))
                 // Another data source's slices (say the GC's): decodable, but not the flood's.
                 .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(5).setSequenceFlags(1))
                 .addPacket(event(5, TrackEvent.Type.TYPE_SLICE_BEGIN, 2))
@@ -56,7 +64,7 @@ class PerfettoTraceCountTest {
 
         // No sequence here sets a default clock: the timestamps are on the trace clock (BOOTTIME), so
         // none is dated on CLOCK_MONOTONIC, the window's clock.
-        assertEquals(new PerfettoTraceCount(2, 1, 0, 1234, 1, 3), count);
+        assertEquals(new PerfettoTraceCount(3, 3, 0, 1234, 1, 3), count);
     }
 
     @Test
