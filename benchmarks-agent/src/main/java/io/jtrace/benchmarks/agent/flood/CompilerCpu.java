@@ -39,15 +39,6 @@ final class CompilerCpu {
         return ticks * 1000 / TICKS_PER_SECOND;
     }
 
-    /** Waits until {@code nanoTime} has come, then {@link #millis()}. */
-    static long millisAt(long nanoTime) throws InterruptedException {
-        long wait = nanoTime - System.nanoTime();
-        if (wait > 0) {
-            Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
-        }
-        return millis();
-    }
-
     /**
      * utime + stime of one {@code stat} line if its thread is a compiler thread, else 0. The name sits in
      * parentheses and may itself hold spaces and parentheses, so the fields are counted from the last ')'.

@@ -1,5 +1,7 @@
 package io.jtrace.benchmarks.agent.flood;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
 
@@ -22,7 +24,18 @@ final class Flood {
     /** A paced thread this far ahead of its rate sleeps (the timer's slack is about 50 us), then spins. */
     private static final long PARK_ABOVE_NANOS = 200_000;
 
+    /** Longs per thread in the progress array: a thread's count and time, alone on their cache lines. */
+    private static final int STRIDE = 16;
+    private static final VarHandle PROGRESS = MethodHandles.arrayElementVarHandle(long[].class);
+
     private Flood() {}
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long wait = nanoTime - System.nanoTime();
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+        }
+    }
 
     /** Epoch ns minus System.nanoTime(), from the pair of reads closest together of a few. */
     private static long monotonicToEpoch() {
@@ -47,8 +60,8 @@ final class Flood {
         double ratePerThread = args.length > 3 ? Double.parseDouble(args[3]) : 0;
         double nanosPerBatch = ratePerThread > 0 ? BATCH * 1e9 / ratePerThread : 0;
         long[] emitted = new long[threads];
-        long[] measured = new long[threads];
-        long[] measuredNanos = new long[threads];
+        long[] endedAt = new long[threads];
+        long[] progress = new long[threads * STRIDE];
         Thread[] workers = new Thread[threads];
         long monotonicToEpoch = monotonicToEpoch();
         long start = System.nanoTime();
@@ -59,9 +72,8 @@ final class Flood {
             workers[i] = new Thread(() -> {
                 long n = 0;
                 long now = System.nanoTime();
-                long measuredFrom = -1;
-                long nAtWarmupEnd = 0;
                 long paceFrom = now;
+                int at = index * STRIDE;
                 while (now < deadline) {
                     if (nanosPerBatch > 0) {
                         long due = paceFrom + (long) (n / BATCH * nanosPerBatch);
@@ -85,28 +97,45 @@ final class Flood {
                     }
                     n += BATCH;
                     now = System.nanoTime();
-                    if (measuredFrom < 0 && now >= warmupEnd) {
-                        measuredFrom = now;
-                        nAtWarmupEnd = n;
-                    }
+                    // Published for the main thread to read at the warm-up's end. A test of the warm-up's end
+                    // here would be a branch never taken while the JIT compiles the loop: every thread would
+                    // leave the compiled loop at once when it is (an uncommon trap), and run interpreted into
+                    // the measured window until the JIT compiled it again, seconds later among many threads.
+                    PROGRESS.setOpaque(progress, at, n);
+                    PROGRESS.setOpaque(progress, at + 1, now);
                 }
                 emitted[index] = n;
-                measured[index] = n - nAtWarmupEnd;
-                measuredNanos[index] = now - measuredFrom;
+                endedAt[index] = now;
             }, "flood-" + i);
         }
         for (Thread t : workers) {
             t.start();
         }
-        long jitAtWarmupEnd = CompilerCpu.millisAt(warmupEnd);
-        long jitAtDeadline = CompilerCpu.millisAt(deadline);
+        sleepUntil(warmupEnd);
+        long[] slicesAtWarmupEnd = new long[threads];
+        long[] timeAtWarmupEnd = new long[threads];
+        for (int i = 0; i < threads; i++) {
+            // The time first: the count read after it is of that batch or a later one (at most one batch
+            // off, against millions in the window).
+            long time = (long) PROGRESS.getOpaque(progress, i * STRIDE + 1);
+            slicesAtWarmupEnd[i] = (long) PROGRESS.getOpaque(progress, i * STRIDE);
+            timeAtWarmupEnd[i] = time == 0 ? warmupEnd : time;
+        }
+        long jitAtWarmupEnd = CompilerCpu.millis();
+        sleepUntil(deadline);
+        long jitAtDeadline = CompilerCpu.millis();
         long total = 0;
-        double nanosPerSlice = 0;
+        long measuredSlices = 0;
+        long measuredNanos = 0;
         for (int i = 0; i < threads; i++) {
             workers[i].join();
             total += emitted[i];
-            nanosPerSlice += (double) measuredNanos[i] / measured[i] / threads;
+            measuredSlices += emitted[i] - slicesAtWarmupEnd[i];
+            measuredNanos += endedAt[i] - timeAtWarmupEnd[i];
         }
+        // Every thread's time over every thread's slices: a thread the scheduler starved weighs by what it
+        // emitted, where an average of per-thread ratios would let it dominate.
+        double nanosPerSlice = (double) measuredNanos / measuredSlices;
         System.out.println("EMITTED=" + total);
         System.out.printf("NS_PER_SLICE=%.1f%n", nanosPerSlice);
         System.out.printf("ELAPSED_MS=%d%n", (System.nanoTime() - start) / 1_000_000L);

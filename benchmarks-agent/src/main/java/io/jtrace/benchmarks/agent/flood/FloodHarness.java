@@ -113,7 +113,7 @@ public final class FloodHarness {
         }
         summaries.forEach(System.out::println);
         System.out.println("jtrace counts events (a slice is a begin and an end), JFR counts events (one per slice);"
-                + " ns/slice is per emitting thread, after the warm-up; slices/s reached the file, over the whole run (warm-up included);"
+                + " ns/slice is per emitting thread, after the warm-up (all threads' time over all their slices); slices/s reached the file, over the whole run (warm-up included);"
                 + " after w-up: slices/s in the file that began after the warm-up and before the end (dated by each tracer's own timestamps)."
                 + " JFR's lost column, when negative, is bytes it reported lost"
                 + " (jdk.DataLoss), not events. process s: the JVM's wall time from launch to exit, its shutdown included"
