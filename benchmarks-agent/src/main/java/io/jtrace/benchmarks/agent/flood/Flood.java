@@ -9,7 +9,8 @@ import java.util.concurrent.locks.LockSupport;
  * The flood workload: {@code threads} threads each emit slices back to back for {@code warmupMillis}
  * and then {@code millis} more, and the process prints how many it emitted in all, what one cost its
  * thread after the warm-up (so the JIT has compiled both the workload and the tracer), and how much
- * CPU the JIT's compiler threads still used during the measured window ({@link CompilerCpu}). The tracer is whatever the
+ * CPU the JIT's compiler threads and the tracer's own threads used during the measured window
+ * ({@link ThreadCpu}). The tracer is whatever the
  * JVM was started with; {@link JtraceFlood} and {@link JfrFlood} say how one slice is emitted.
  *
  * <p>With a fifth argument, a rate in slices per second per thread, each thread is paced instead: a
@@ -121,9 +122,11 @@ final class Flood {
             slicesAtWarmupEnd[i] = (long) PROGRESS.getOpaque(progress, i * STRIDE);
             timeAtWarmupEnd[i] = time == 0 ? warmupEnd : time;
         }
-        long jitAtWarmupEnd = CompilerCpu.millis();
+        long jitAtWarmupEnd = ThreadCpu.COMPILER.millis();
+        long tracerAtWarmupEnd = ThreadCpu.TRACER.millis();
         sleepUntil(deadline);
-        long jitAtDeadline = CompilerCpu.millis();
+        long jitAtDeadline = ThreadCpu.COMPILER.millis();
+        long tracerAtDeadline = ThreadCpu.TRACER.millis();
         long total = 0;
         long measuredSlices = 0;
         long measuredNanos = 0;
@@ -140,6 +143,7 @@ final class Flood {
         System.out.printf("NS_PER_SLICE=%.1f%n", nanosPerSlice);
         System.out.printf("ELAPSED_MS=%d%n", (System.nanoTime() - start) / 1_000_000L);
         System.out.println("JIT_CPU_MS_IN_WINDOW=" + (jitAtWarmupEnd < 0 ? -1 : jitAtDeadline - jitAtWarmupEnd));
+        System.out.println("TRACER_CPU_MS_IN_WINDOW=" + (tracerAtWarmupEnd < 0 ? -1 : tracerAtDeadline - tracerAtWarmupEnd));
         // The measured window, on the clock each tracer's file uses: jtrace's CLOCK_MONOTONIC
         // (System.nanoTime()) and JFR's wall-clock dates.
         System.out.println("WINDOW_MONOTONIC_FROM=" + warmupEnd);

@@ -31,7 +31,7 @@ import java.util.Map;
  * instead of flat out: below the rate a tracer sustains, it should lose nothing.
  */
 public final class FloodHarness {
-    /** Both JVMs keep their compiler threads to the end, so {@link CompilerCpu} sees all their time. */
+    /** Both JVMs keep their compiler threads to the end, so {@link ThreadCpu} sees all their time. */
     private static final String FIXED_COMPILER_THREADS = "-XX:-UseDynamicNumberOfCompilerThreads";
 
     private FloodHarness() {}
@@ -64,8 +64,9 @@ public final class FloodHarness {
             throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
         }
 
-        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %12s %9s %9s %10s%n", "tracer", "threads", "emitted",
-                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "after w-up", "B/slice", "process s", "JIT cpu ms");
+        System.out.printf("%-7s %7s %12s %12s %10s %11s %11s %9s %12s %12s %9s %9s %10s %12s%n", "tracer", "threads", "emitted",
+                "in file", "lost", "unaccounted", "undecodable", "ns/slice", "slices/s", "after w-up", "B/slice", "process s", "JIT cpu ms",
+                "tracer ns/sl");
         List<String> summaries = new ArrayList<>();
         for (int threads : threadCounts) {
             List<Double> rateRatios = new ArrayList<>();
@@ -84,7 +85,7 @@ public final class FloodHarness {
                 long inFile = count.begins() + count.ends();
                 Row jtraceRow = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
                         count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2,
-                        jtraceWindow.perSecond(count.beginsInWindow()), jtraceWall, jtrace.get("JIT_CPU_MS_IN_WINDOW"));
+                        count.beginsInWindow(), jtraceWindow, jtraceWall, jtrace);
                 discard(trace, keep);
 
                 Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
@@ -101,7 +102,7 @@ public final class FloodHarness {
                 long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
                 Row jfrRow = print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
                         jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(),
-                        jfrWindow.perSecond(events.eventsInWindow()), jfrWall, jfr.get("JIT_CPU_MS_IN_WINDOW"));
+                        events.eventsInWindow(), jfrWindow, jfrWall, jfr);
                 discard(recording, keep);
                 deleteTree(repository);
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
@@ -119,7 +120,10 @@ public final class FloodHarness {
                 + " (jdk.DataLoss), not events. process s: the JVM's wall time from launch to exit, its shutdown included"
                 + " (JFR copies its disk repository into the recording's file at exit). JIT cpu ms: CPU the JIT's compiler"
                 + " threads used during the measured window (out of the window's length times the cores): the part of"
-                + " the window the JIT took from the flood and the tracer, and a sign the warm-up did not reach a steady state.");
+                + " the window the JIT took from the flood and the tracer, and a sign the warm-up did not reach a steady state."
+                + " tracer ns/sl: CPU the tracer's own threads used during the measured window (jtrace's service and commit"
+                + " threads; JFR's recorder and periodic threads) over the slices in the file that began in it: what getting a"
+                + " slice into the file costs beyond the emitting thread.");
     }
 
     /**
@@ -170,11 +174,16 @@ public final class FloodHarness {
 
     private static Row print(String tracer, int threads, long emitted, long inFile, long lost, long unaccounted,
                              long undecodable, String nanosPerSlice, long elapsedMillis, long fileBytes, long slicesInFile,
-                             long sustainedPerSecond, long processNanos, String jitMillis) {
+                             long slicesInWindow, Window window, long processNanos, Map<String, String> child) {
         long slicesPerSecond = slicesInFile * 1000 / elapsedMillis;
-        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %12d %9.1f %9.1f %10s%n", tracer, threads, emitted, inFile, lost,
+        long sustainedPerSecond = window.perSecond(slicesInWindow);
+        long tracerMillis = Long.parseLong(child.get("TRACER_CPU_MS_IN_WINDOW"));
+        String tracerNanosPerSlice = tracerMillis < 0 || slicesInWindow == 0 ? "-"
+                : String.format(Locale.ROOT, "%.1f", tracerMillis * 1e6 / slicesInWindow);
+        System.out.printf("%-7s %7d %12d %12d %10d %11d %11d %9s %12d %12d %9.1f %9.1f %10s %12s%n", tracer, threads, emitted, inFile, lost,
                 unaccounted, undecodable, nanosPerSlice, slicesPerSecond, sustainedPerSecond,
-                slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile, processNanos / 1e9, jitMillis);
+                slicesInFile == 0 ? 0.0 : (double) fileBytes / slicesInFile, processNanos / 1e9, child.get("JIT_CPU_MS_IN_WINDOW"),
+                tracerNanosPerSlice);
         return new Row(Double.parseDouble(nanosPerSlice), slicesPerSecond, sustainedPerSecond);
     }
 

@@ -1,0 +1,73 @@
+package io.jtrace.benchmarks.agent.flood;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * CPU time a group of this JVM's threads has used so far, from Linux's {@code /proc/self/task/<tid>/stat},
+ * the threads told apart by their names. CPU, not elapsed time: among many busy threads a compile task or
+ * a tracer's write waits for a core far longer than it computes. A thread that exits takes its time with
+ * it, so the flood's JVMs run with {@code -XX:-UseDynamicNumberOfCompilerThreads} and the groups below
+ * are threads that live as long as the recording.
+ */
+enum ThreadCpu {
+    /** The JIT's compiler threads. */
+    COMPILER(List.of("C1 CompilerThre", "C2 CompilerThre")),
+    /**
+     * The tracer's own threads: jtrace's service, commit and sampler threads, or JFR's recorder and periodic
+     * threads (Linux keeps the first 15 bytes of a name, which these prefixes fit in).
+     */
+    TRACER(List.of("jtrace-", "JFR "));
+
+    /** Clock ticks per second of the stat file's times (USER_HZ: 100 on every Linux this runs on). */
+    private static final long TICKS_PER_SECOND = 100;
+
+    private final List<String> namePrefixes;
+
+    ThreadCpu(List<String> namePrefixes) {
+        this.namePrefixes = namePrefixes;
+    }
+
+    /** Milliseconds of CPU the group's threads have used, or -1 where {@code /proc} cannot tell. */
+    long millis() {
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return -1;
+        }
+        long ticks = 0;
+        try (Stream<Path> threads = Files.list(tasks)) {
+            for (Path thread : (Iterable<Path>) threads::iterator) {
+                try {
+                    ticks += ticks(Files.readString(thread.resolve("stat")));
+                } catch (IOException ended) {
+                    // The thread ended between the listing and the read: none of the groups' (see above).
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return ticks * 1000 / TICKS_PER_SECOND;
+    }
+
+    /**
+     * utime + stime of one {@code stat} line if its thread is in the group, else 0. The name sits in
+     * parentheses and may itself hold spaces and parentheses, so the fields are counted from the last ')'.
+     */
+    long ticks(String stat) {
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        if (open < 0 || close < open) {
+            return 0;
+        }
+        String name = stat.substring(open + 1, close);
+        if (namePrefixes.stream().noneMatch(name::startsWith)) {
+            return 0;
+        }
+        // After the name: state is field 3 of the line, utime field 14 and stime field 15.
+        String[] fields = stat.substring(close + 2).trim().split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+}
