@@ -137,16 +137,76 @@ class ChunkCommitterTest {
             @Override
             public void flushComplete(long requestId) {}
         };
-        try (ChunkCommitter committer = new ChunkCommitter(12, waiting, 60_000, "test-commit")) {
+        try (ChunkCommitter committer = new ChunkCommitter(48, waiting, 60_000, "test-commit")) {
             committer.start();
-            // 12 pages / 4 = 3 waiting chunks wake the thread. The just-started thread may take chunk 0
-            // in its first round before parking for the whole period; a 4th chunk makes sure 3 wait
-            // together after that, so only the threshold wake-up can complete this in time.
-            for (int i = 0; i < 4; i++) {
+            // 48 pages / 16 = 3 waiting chunks wake the thread, which would otherwise sleep for the whole
+            // minute: only the threshold wake-up can complete this in time.
+            for (int i = 0; i < 3; i++) {
                 committer.chunkReleased(i, 0, 0, -1, 0);
             }
             committed.get(60, TimeUnit.SECONDS);
             assertEquals(List.of("0:0:0", "1:0:0", "2:0:0"), sink.commits.subList(0, 3));
+        }
+    }
+
+    @Test
+    void afterABatchTheChunksReleasedMeanwhileWaitForTheThresholdInsteadOfGoingOutAtOnce() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        CompletableFuture<Void> secondRequest = new CompletableFuture<>();
+        CommitSink releasingDuringCommit = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                sink.commit(request);
+                if (sink.requests.size() == 1) {
+                    // A writer releases a chunk while the service takes the batch: it is queued when the
+                    // commit thread comes back from this call.
+                    committerUnderTest.chunkReleased(9, 0, 0, -1, 0);
+                } else {
+                    secondRequest.complete(null);
+                }
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        };
+        // 64 pages / 16 = 4 chunks make a batch; the period (a minute) never ends during the test.
+        try (ChunkCommitter committer = new ChunkCommitter(64, releasingDuringCommit, 60_000, "test-commit")) {
+            committerUnderTest = committer;
+            committer.start();
+            for (int i = 0; i < 4; i++) {
+                committer.chunkReleased(i, 0, 0, -1, 0);
+            }
+            for (int i = 10; i < 13; i++) {
+                committer.chunkReleased(i, 0, 0, -1, 0);
+            }
+            secondRequest.get(60, TimeUnit.SECONDS);
+            // Committing whatever was queued would have sent chunk 9 alone (thousands of such requests a
+            // second under a steady stream, each waking the service).
+            assertEquals(List.of("9:0:0", "10:0:0", "11:0:0", "12:0:0"), sink.requests.get(1));
+        }
+    }
+
+    @Test
+    void aStallingWritersWakeUpCommitsTheQueueBelowTheThreshold() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        CompletableFuture<Void> committed = new CompletableFuture<>();
+        CommitSink waiting = new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                sink.commit(request);
+                committed.complete(null);
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        };
+        try (ChunkCommitter committer = new ChunkCommitter(64, waiting, 3_600_000, "test-commit")) {
+            committer.start();
+            committer.chunkReleased(7, 1, 0, -1, 0);
+            // One chunk of a batch of four, and an hour's period: only the wake-up sends it.
+            committer.wakeUp();
+            committed.get(60, TimeUnit.SECONDS);
+            assertEquals(List.of("7:1:0"), sink.commits);
         }
     }
 
