@@ -152,6 +152,7 @@ class ChunkCommitterTest {
     @Test
     void afterABatchTheChunksReleasedMeanwhileWaitForTheThresholdInsteadOfGoingOutAtOnce() throws Exception {
         RecordingSink sink = new RecordingSink();
+        CompletableFuture<Void> firstRequest = new CompletableFuture<>();
         CompletableFuture<Void> secondRequest = new CompletableFuture<>();
         CommitSink releasingDuringCommit = new CommitSink() {
             @Override
@@ -161,6 +162,7 @@ class ChunkCommitterTest {
                     // A writer releases a chunk while the service takes the batch: it is queued when the
                     // commit thread comes back from this call.
                     committerUnderTest.chunkReleased(9, 0, 0, -1, 0);
+                    firstRequest.complete(null);
                 } else {
                     secondRequest.complete(null);
                 }
@@ -169,13 +171,14 @@ class ChunkCommitterTest {
             @Override
             public void flushComplete(long requestId) {}
         };
-        // 64 pages / 16 = 4 chunks make a batch; the period (a minute) never ends during the test.
-        try (ChunkCommitter committer = new ChunkCommitter(64, releasingDuringCommit, 60_000, "test-commit")) {
+        // 64 pages / 16 = 4 chunks make a batch; the period (an hour) never ends during the test.
+        try (ChunkCommitter committer = new ChunkCommitter(64, releasingDuringCommit, 3_600_000, "test-commit")) {
             committerUnderTest = committer;
             committer.start();
             for (int i = 0; i < 4; i++) {
                 committer.chunkReleased(i, 0, 0, -1, 0);
             }
+            firstRequest.get(60, TimeUnit.SECONDS);
             for (int i = 10; i < 13; i++) {
                 committer.chunkReleased(i, 0, 0, -1, 0);
             }
