@@ -3,6 +3,7 @@ package io.jtrace.benchmarks.agent.flood;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -122,11 +123,11 @@ final class Flood {
             slicesAtWarmupEnd[i] = (long) PROGRESS.getOpaque(progress, i * STRIDE);
             timeAtWarmupEnd[i] = time == 0 ? warmupEnd : time;
         }
-        long jitAtWarmupEnd = ThreadCpu.COMPILER.millis();
-        long tracerAtWarmupEnd = ThreadCpu.TRACER.millis();
+        Map<String, Long> jitAtWarmupEnd = ThreadCpu.COMPILER.snapshot();
+        Map<String, Long> tracerAtWarmupEnd = ThreadCpu.TRACER.snapshot();
         sleepUntil(deadline);
-        long jitAtDeadline = ThreadCpu.COMPILER.millis();
-        long tracerAtDeadline = ThreadCpu.TRACER.millis();
+        Map<String, Long> jitAtDeadline = ThreadCpu.COMPILER.snapshot();
+        Map<String, Long> tracerAtDeadline = ThreadCpu.TRACER.snapshot();
         long total = 0;
         long measuredSlices = 0;
         long measuredNanos = 0;
@@ -142,8 +143,8 @@ final class Flood {
         System.out.println("EMITTED=" + total);
         System.out.printf("NS_PER_SLICE=%.1f%n", nanosPerSlice);
         System.out.printf("ELAPSED_MS=%d%n", (System.nanoTime() - start) / 1_000_000L);
-        System.out.println("JIT_CPU_MS_IN_WINDOW=" + (jitAtWarmupEnd < 0 ? -1 : jitAtDeadline - jitAtWarmupEnd));
-        System.out.println("TRACER_CPU_MS_IN_WINDOW=" + (tracerAtWarmupEnd < 0 ? -1 : tracerAtDeadline - tracerAtWarmupEnd));
+        System.out.println("JIT_CPU_MS_IN_WINDOW=" + ThreadCpu.millisBetween(jitAtWarmupEnd, jitAtDeadline));
+        System.out.println("TRACER_CPU_MS_IN_WINDOW=" + ThreadCpu.millisBetween(tracerAtWarmupEnd, tracerAtDeadline));
         // The measured window, on the clock each tracer's file uses: jtrace's CLOCK_MONOTONIC
         // (System.nanoTime()) and JFR's wall-clock dates.
         System.out.println("WINDOW_MONOTONIC_FROM=" + warmupEnd);

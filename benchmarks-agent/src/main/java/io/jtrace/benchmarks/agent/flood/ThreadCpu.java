@@ -1,9 +1,12 @@
 package io.jtrace.benchmarks.agent.flood;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -31,25 +34,57 @@ enum ThreadCpu {
         this.namePrefixes = namePrefixes;
     }
 
-    /** Milliseconds of CPU the group's threads have used, or -1 where {@code /proc} cannot tell. */
-    long millis() {
+    /**
+     * The group's threads now: CPU ticks by thread id, or null where {@code /proc} cannot tell. Per thread,
+     * so a window's CPU ({@link #millisBetween}) is not thrown off by a thread of the group that ends in it.
+     */
+    Map<String, Long> snapshot() {
         Path tasks = Path.of("/proc/self/task");
         if (!Files.isDirectory(tasks)) {
-            return -1;
+            return null;
         }
-        long ticks = 0;
+        Map<String, Long> ticks = new HashMap<>();
         try (Stream<Path> threads = Files.list(tasks)) {
             for (Path thread : (Iterable<Path>) threads::iterator) {
                 try {
-                    ticks += ticks(Files.readString(thread.resolve("stat")));
+                    String stat = Files.readString(thread.resolve("stat"));
+                    if (inGroup(stat)) {
+                        ticks.put(thread.getFileName().toString(), ticks(stat));
+                    }
                 } catch (IOException ended) {
-                    // The thread ended between the listing and the read: none of the groups' (see above).
+                    // The thread ended between the listing and the read: it has no CPU to add from now on.
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
+            return null;
+        }
+        return ticks;
+    }
+
+    /**
+     * Milliseconds of CPU the group used between two snapshots: each thread's growth, all of it for a
+     * thread that started in between; a thread that ended in between counts nothing (its time went with
+     * it). -1 when either snapshot is missing.
+     */
+    static long millisBetween(Map<String, Long> from, Map<String, Long> to) {
+        if (from == null || to == null) {
             return -1;
         }
+        long ticks = 0;
+        for (Map.Entry<String, Long> thread : to.entrySet()) {
+            ticks += thread.getValue() - from.getOrDefault(thread.getKey(), 0L);
+        }
         return ticks * 1000 / TICKS_PER_SECOND;
+    }
+
+    private boolean inGroup(String stat) {
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        if (open < 0 || close < open) {
+            return false;
+        }
+        String name = stat.substring(open + 1, close);
+        return namePrefixes.stream().anyMatch(name::startsWith);
     }
 
     /**
@@ -57,17 +92,11 @@ enum ThreadCpu {
      * parentheses and may itself hold spaces and parentheses, so the fields are counted from the last ')'.
      */
     long ticks(String stat) {
-        int open = stat.indexOf('(');
-        int close = stat.lastIndexOf(')');
-        if (open < 0 || close < open) {
-            return 0;
-        }
-        String name = stat.substring(open + 1, close);
-        if (namePrefixes.stream().noneMatch(name::startsWith)) {
+        if (!inGroup(stat)) {
             return 0;
         }
         // After the name: state is field 3 of the line, utime field 14 and stime field 15.
-        String[] fields = stat.substring(close + 2).trim().split(" ");
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 }

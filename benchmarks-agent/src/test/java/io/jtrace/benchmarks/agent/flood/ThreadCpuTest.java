@@ -2,6 +2,7 @@ package io.jtrace.benchmarks.agent.flood;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ThreadCpuTest {
@@ -27,5 +28,14 @@ class ThreadCpuTest {
         assertEquals(40 + 3, ThreadCpu.TRACER.ticks("20 (JFR Recorder Th) S 1 1 1 0 -1 0 0 0 0 0 40 3 0 0 20 0 1 0 5 0"));
         assertEquals(0, ThreadCpu.TRACER.ticks(C2_STAT));
         assertEquals(0, ThreadCpu.TRACER.ticks("17 (flood-3) R 1 1 1 0 -1 0 0 0 0 0 900 12 0 0 20 0 1 0 5 0"));
+    }
+
+    @Test
+    void aWindowCountsEachThreadsGrowthAllOfANewThreadAndNothingOfOneThatEnded() {
+        Map<String, Long> atStart = Map.of("11", 500L, "12", 900L);
+        // Thread 12 ended in the window (its 900 ticks went with it); thread 13 started in it.
+        Map<String, Long> atEnd = Map.of("11", 530L, "13", 20L);
+        assertEquals((30 + 20) * 10, ThreadCpu.millisBetween(atStart, atEnd));
+        assertEquals(-1, ThreadCpu.millisBetween(null, atEnd));
     }
 }
