@@ -25,6 +25,17 @@ class ChunkCommitterTest {
         final List<Long> acks = new CopyOnWriteArrayList<>();
         volatile long awaited = Long.MAX_VALUE;
         volatile CompletableFuture<Long> acked = new CompletableFuture<>();
+        volatile int awaitedCommits = Integer.MAX_VALUE;
+        final CompletableFuture<Void> commitsArrived = new CompletableFuture<>();
+
+        /** Completes once at least {@code count} chunks have been committed. */
+        CompletableFuture<Void> awaitCommits(int count) {
+            awaitedCommits = count;
+            if (commits.size() >= count) {
+                commitsArrived.complete(null);
+            }
+            return commitsArrived;
+        }
 
         @Override
         public void commit(CommitRequest request) {
@@ -43,6 +54,9 @@ class ChunkCommitterTest {
                 entries.add("retired:" + request.retiredWriter(i));
             }
             requests.add(entries);
+            if (commits.size() >= awaitedCommits) {
+                commitsArrived.complete(null);
+            }
         }
 
         @Override
@@ -124,20 +138,8 @@ class ChunkCommitterTest {
     @Test
     void chunksAreCommittedWithoutAFlushOnceEnoughAreWaiting() throws Exception {
         RecordingSink sink = new RecordingSink();
-        CompletableFuture<Void> committed = new CompletableFuture<>();
-        CommitSink waiting = new CommitSink() {
-            @Override
-            public void commit(CommitRequest request) {
-                sink.commit(request);
-                if (sink.commits.size() >= 3) {
-                    committed.complete(null);
-                }
-            }
-
-            @Override
-            public void flushComplete(long requestId) {}
-        };
-        try (ChunkCommitter committer = new ChunkCommitter(48, waiting, 60_000, "test-commit")) {
+        CompletableFuture<Void> committed = sink.awaitCommits(3);
+        try (ChunkCommitter committer = new ChunkCommitter(48, sink, 60_000, "test-commit")) {
             committer.start();
             // 48 pages / 16 = 3 waiting chunks wake the thread, which would otherwise sleep for the whole
             // minute: only the threshold wake-up can complete this in time.
@@ -192,18 +194,8 @@ class ChunkCommitterTest {
     @Test
     void aStallingWritersWakeUpCommitsTheQueueBelowTheThreshold() throws Exception {
         RecordingSink sink = new RecordingSink();
-        CompletableFuture<Void> committed = new CompletableFuture<>();
-        CommitSink waiting = new CommitSink() {
-            @Override
-            public void commit(CommitRequest request) {
-                sink.commit(request);
-                committed.complete(null);
-            }
-
-            @Override
-            public void flushComplete(long requestId) {}
-        };
-        try (ChunkCommitter committer = new ChunkCommitter(64, waiting, 3_600_000, "test-commit")) {
+        CompletableFuture<Void> committed = sink.awaitCommits(1);
+        try (ChunkCommitter committer = new ChunkCommitter(64, sink, 3_600_000, "test-commit")) {
             committer.start();
             committer.chunkReleased(7, 1, 0, -1, 0);
             // One chunk of a batch of four, and an hour's period: only the wake-up sends it.
