@@ -62,6 +62,15 @@ public final class ChunkArbiter {
      * can be that large.
      */
     public int acquireChunk(int minChunkBytes) {
+        return acquireChunk(minChunkBytes, false);
+    }
+
+    /**
+     * {@link #acquireChunk(int)}; with {@code rescan}, scans even while no chunk is known to have been
+     * freed since the last scan that found none: a service in another process frees chunks without
+     * moving this producer's free epoch, which then moves only with the commit thread's period.
+     */
+    private int acquireChunk(int minChunkBytes, boolean rescan) {
         PageLayout layout = DEFAULT_LAYOUT.chunkSize(abi.pageSize()) >= minChunkBytes
                 ? DEFAULT_LAYOUT
                 : PageLayout.smallestFitting(minChunkBytes, abi.pageSize());
@@ -70,7 +79,7 @@ public final class ChunkArbiter {
         }
         // Read before the scan: a chunk freed during a scan that misses it moves the epoch past this.
         long epoch = committer.freeEpoch();
-        if (fullAtEpoch[layout.code()] == epoch) {
+        if (!rescan && fullAtEpoch[layout.code()] == epoch) {
             return -1;
         }
         int pages = abi.pageCount();
@@ -124,7 +133,9 @@ public final class ChunkArbiter {
 
     /**
      * {@link #acquireChunk} for a writer whose policy is to wait: bounded back-off (spin, then yield,
-     * then park in growing steps), waking the commit thread each time, for at most {@code limitNanos}.
+     * then park in growing steps), asking the commit thread each time to send what is queued, for at most
+     * {@code limitNanos}. After each park it scans the SMB whatever the free epoch says, so chunks freed
+     * by a service in another process are found within the back-off step, not at the commit period.
      */
     public int acquireChunkStalling(int minChunkBytes, long limitNanos) {
         long deadline = System.nanoTime() + limitNanos;
@@ -139,7 +150,7 @@ public final class ChunkArbiter {
                 LockSupport.parkNanos(park);
                 park = Math.min(park * 2, 1_000_000);
             }
-            int handle = acquireChunk(minChunkBytes);
+            int handle = acquireChunk(minChunkBytes, attempt >= 32);
             if (handle >= 0 || System.nanoTime() > deadline) {
                 return handle;
             }

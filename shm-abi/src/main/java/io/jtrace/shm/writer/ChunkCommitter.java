@@ -85,6 +85,11 @@ public final class ChunkCommitter implements AutoCloseable {
      */
     private volatile boolean commitRequested;
     /**
+     * Commit thread only: the last drain stopped at a slot a writer has claimed but not filled yet, with
+     * more chunks possibly behind it; they are due as soon as that writer stores it.
+     */
+    private boolean stoppedAtClaimedSlot;
+    /**
      * Advances whenever chunks may have been freed since: the sink released a request (the service has
      * moved its chunks and freed them), and at every wake-up of the commit thread (the safety net for a
      * sink that keeps its requests). Writers that found the SMB full scan it again only once this has
@@ -138,10 +143,12 @@ public final class ChunkCommitter implements AutoCloseable {
 
     /**
      * Writer thread: queue a patch for a chunk it released earlier. Goes out no earlier than that chunk
-     * (see {@link #drainInto}).
+     * (see {@link #drainInto}), and soon: the service cannot read that chunk's sequence past it until
+     * the patch arrives. Patches are rare (a nested message spanning chunks), so each wakes the thread.
      */
     public void patch(CommitRequest.Patch patch) {
         patches.offer(patch);
+        LockSupport.unpark(thread);
     }
 
     /** Where retired writer ids go once the service has been told (the arbiter's id allocator). */
@@ -163,8 +170,11 @@ public final class ChunkCommitter implements AutoCloseable {
      * Commits what is queued now: a writer is waiting for chunks to come free. A stalling writer calls
      * this at every attempt, so it wakes the thread only when that can free something (a chunk is queued)
      * and no earlier request is still pending: the commit thread clears the flag before it drains, so
-     * whatever was queued before a call that found the flag set goes out in that drain. (At sixty-four
-     * stalling threads, waking it at every attempt made 5,400 wake-ups a second with nothing to commit.)
+     * whatever was queued before a call that found the flag set is taken by that drain, or, behind a slot
+     * a writer has claimed and not yet filled, by the drains that follow it ({@link #commitDue}). (At
+     * sixty-four stalling threads, waking it at every attempt made 6,000 wake-ups a second with mostly
+     * nothing to commit.) A stalling writer does not rely on this to see chunks freed: it scans the SMB
+     * again while it waits ({@link ChunkArbiter#acquireChunkStalling}).
      */
     public void wakeUp() {
         if (!commitRequested && !released.isEmpty()) {
@@ -203,7 +213,8 @@ public final class ChunkCommitter implements AutoCloseable {
                     batch = newBatch();
                 } else if (flushId < 0 && !released.isEmpty()) {
                     // Nothing taken, yet a writer has claimed a slot: it is between the claim and the store,
-                    // likely preempted there. Let it run instead of coming straight back to its slot.
+                    // likely preempted there. Let it run before coming back to its slot (still due:
+                    // stoppedAtClaimedSlot).
                     Thread.yield();
                     continue;
                 }
@@ -225,14 +236,24 @@ public final class ChunkCommitter implements AutoCloseable {
                 freeEpoch.incrementAndGet();
             }
         }
+        long flushId = pendingFlush.getAndSet(-1);
         if (drainInto(batch, true)) {
             commitBatch(batch);
+        }
+        if (flushId >= 0) {
+            // Everything released before the flush request is in the batch just committed.
+            try {
+                sink.flushComplete(flushId);
+            } catch (RuntimeException e) {
+                LOG.warn("jtrace: flush ack {} failed", flushId, e);
+            }
         }
     }
 
     /** Whether a batch should go out before the period ends (flush requests aside). */
     private boolean commitDue() {
-        return commitRequested || released.size() >= wakeThreshold || !retired.isEmpty() || !patches.isEmpty();
+        return commitRequested || stoppedAtClaimedSlot || released.size() >= wakeThreshold
+                || !retired.isEmpty() || !patches.isEmpty();
     }
 
     private void commitBatch(CommitRequest batch) {
@@ -311,6 +332,7 @@ public final class ChunkCommitter implements AutoCloseable {
                 continue;
             }
             if (!mustTakeAll || released.isEmpty()) {
+                stoppedAtClaimedSlot = !released.isEmpty();
                 return !batch.isEmpty();
             }
             // The next slot is claimed but not stored yet: its writer sits between the two (preempted,

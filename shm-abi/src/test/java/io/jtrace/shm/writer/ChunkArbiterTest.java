@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -108,6 +109,23 @@ class ChunkArbiterTest {
         int handle = arbiter.acquireChunk(3000);
         assertEquals(2, ChunkArbiter.pageOf(handle));
         assertSame(PageLayout.DIV1, ChunkArbiter.layoutOf(handle));
+    }
+
+    @Test
+    void aStallingWriterFindsAChunkFreedWithoutTheFreeEpochMoving() {
+        for (int i = 0; i < PAGES * 4; i++) {
+            arbiter.acquireChunk(12);
+        }
+        assertEquals(-1, arbiter.acquireChunk(12));
+        // A service in another process frees a chunk in the SMB; nothing here learns of it, and this
+        // committer is never started, so the free epoch stays where the failed scan saw it.
+        abi.releaseChunkAsComplete(1, 3);
+        abi.tryAcquireChunkForReading(1, 3);
+        abi.releaseChunkAsFree(1, 3);
+        assertEquals(-1, arbiter.acquireChunk(12), "known full: no scan until the epoch moves");
+        int handle = arbiter.acquireChunkStalling(12, TimeUnit.SECONDS.toNanos(30));
+        assertEquals(1, ChunkArbiter.pageOf(handle));
+        assertEquals(3, ChunkArbiter.indexOf(handle));
     }
 
     @Test

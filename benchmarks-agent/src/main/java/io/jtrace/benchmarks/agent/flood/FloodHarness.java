@@ -121,8 +121,8 @@ public final class FloodHarness {
                 + " (JFR copies its disk repository into the recording's file at exit). JIT cpu ms: CPU the JIT's compiler"
                 + " threads used during the measured window (out of the window's length times the cores): the part of"
                 + " the window the JIT took from the flood and the tracer, and a sign the warm-up did not reach a steady state."
-                + " tracer ns/sl: CPU the tracer's own threads used during the measured window (jtrace's service and commit"
-                + " threads; JFR's recorder and periodic threads) over the slices in the file that began in it: what getting a"
+                + " tracer ns/sl: CPU the tracer's own threads used during the measured window (every jtrace-"
+                + " thread: the service, commit and sampler threads among them; every JFR thread) over the slices in the file that began in it: what getting a"
                 + " slice into the file costs beyond the emitting thread.");
     }
 

@@ -20,8 +20,9 @@ enum ThreadCpu {
     /** The JIT's compiler threads. */
     COMPILER(List.of("C1 CompilerThre", "C2 CompilerThre")),
     /**
-     * The tracer's own threads: jtrace's service, commit and sampler threads, or JFR's recorder and periodic
-     * threads (Linux keeps the first 15 bytes of a name, which these prefixes fit in).
+     * The tracer's own threads: every {@code jtrace-} thread (service, commit, sampler and the rest) or every
+     * {@code JFR } thread (recorder, periodic tasks and the rest). Linux keeps the first 15 bytes of a
+     * name, which these prefixes fit in.
      */
     TRACER(List.of("jtrace-", "JFR "));
 
