@@ -218,6 +218,19 @@ class ChunkCommitterTest {
     }
 
     @Test
+    void aFlushRequestedAsTheThreadStopsIsStillAcknowledgedAfterItsChunks() {
+        RecordingSink sink = new RecordingSink();
+        ChunkCommitter committer = new ChunkCommitter(64, sink, 3_600_000, "test-commit");
+        committer.start();
+        committer.chunkReleased(4, 1, 2, -1, 0);
+        // The loop may take the flush before it sees the stop, or only its last drain may: acked either way.
+        committer.requestFlush(7);
+        committer.close();
+        assertEquals(List.of("4:1:2"), sink.commits);
+        assertEquals(List.of(7L), sink.acks);
+    }
+
+    @Test
     void commitThreadSurvivesASinkThatThrows() throws Exception {
         RecordingSink sink = new RecordingSink();
         AtomicBoolean failNext = new AtomicBoolean(true);
