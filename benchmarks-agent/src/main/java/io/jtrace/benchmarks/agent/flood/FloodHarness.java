@@ -17,7 +17,8 @@ import java.util.Map;
  * began in the measured window, dated by the tracer's own timestamps) and the bytes per slice in the file.
  *
  * <pre>java -cp benchmarks-agent/target/agent-benchmarks.jar io.jtrace.benchmarks.agent.flood.FloodHarness
- *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--java path/to/bin/java] [--dir target] [--keep true] [--runs 1]</pre>
+ *     [--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent agent/target/jtrace.jar] [--config trace.pbtxt]
+ *     [--java path/to/bin/java] [--dir target] [--keep true] [--runs 1]</pre>
  *
  * Both tracers write into {@code --dir}: jtrace its trace file, JFR its recording and its disk
  * repository (which JFR would otherwise keep under java.io.tmpdir). Each file is deleted once counted
@@ -26,6 +27,10 @@ import java.util.Map;
  *
  * <p>{@code --runs} repeats each pair of runs (jtrace, then JFR) and ends with the median and range of
  * the per-pair ratios: on a small shared machine one pair's ratio can be off by a third.
+ *
+ * <p>{@code --config} gives jtrace a text TraceConfig besides the file (the agent's {@code config=}
+ * option), e.g. one with {@code buffer_exhausted_policy: BUFFER_EXHAUSTED_STALL_THEN_DROP} to compare
+ * stalling with JFR; without it jtrace runs with its defaults.
  *
  * <p>{@code --rate} paces each thread at that many slices per second ({@code k} and {@code m} suffixes)
  * instead of flat out: below the rate a tracer sustains, it should lose nothing.
@@ -37,10 +42,10 @@ public final class FloodHarness {
     private FloodHarness() {}
 
     public static void main(String[] args) throws Exception {
-        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--java bin/java] [--dir dir] [--keep true] [--runs 1]";
+        String usage = "[--threads 1,2,4] [--seconds 5] [--warmup 2] [--rate 3m] [--agent jar] [--config trace.pbtxt] [--java bin/java] [--dir dir] [--keep true] [--runs 1]";
         Map<String, String> options = ChildRuns.options(args, usage);
         for (String key : options.keySet()) {
-            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "java", "dir", "keep", "runs").contains(key)) {
+            if (!List.of("threads", "seconds", "warmup", "rate", "agent", "config", "java", "dir", "keep", "runs").contains(key)) {
                 throw new IllegalArgumentException("unknown option --" + key + "; usage: " + usage);
             }
         }
@@ -54,6 +59,14 @@ public final class FloodHarness {
         Path agent = Path.of(options.getOrDefault("agent", "agent/target/jtrace.jar")).toAbsolutePath();
         if (!Files.isRegularFile(agent)) {
             throw new IllegalArgumentException("no agent jar at " + agent + ": build it (mvn package) or pass --agent");
+        }
+        String config = "";
+        if (options.containsKey("config")) {
+            Path configFile = Path.of(options.get("config")).toAbsolutePath();
+            if (!Files.isRegularFile(configFile)) {
+                throw new IllegalArgumentException("no trace config at " + configFile);
+            }
+            config = ",config=" + configFile;
         }
         String java = options.getOrDefault("java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target")));
@@ -76,7 +89,7 @@ public final class FloodHarness {
                 Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
                 Files.deleteIfExists(trace);
                 long jtraceStart = System.nanoTime();
-                Map<String, String> jtrace = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-javaagent:" + agent + "=start,file=" + trace,
+                Map<String, String> jtrace = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-javaagent:" + agent + "=start,file=" + trace + config,
                         "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
                 long jtraceWall = System.nanoTime() - jtraceStart;
                 Window jtraceWindow = Window.of(jtrace, "MONOTONIC");
