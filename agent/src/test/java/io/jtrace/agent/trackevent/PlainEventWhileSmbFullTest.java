@@ -61,9 +61,8 @@ class PlainEventWhileSmbFullTest {
 
     @Test
     void aDropWriterWithoutAChunkDropsAndCountsTheEventAndEveryOneAfterItWhileTheSmbIsKnownFull() {
-        TraceWriter writer = new TraceWriter(arbiter, 1, SmbFullPolicy.DROP);
-        Sequence sequence = readySequence(writer);
-        fillTheSmb();
+        Sequence sequence = readySequenceWithTheSmbFull(SmbFullPolicy.DROP);
+        TraceWriter writer = sequence.writer;
 
         assertTrue(sequence.tryPlainEvent(0, BEGIN, CATEGORY, "slice", 100), "handled: dropped");
         assertEquals(1, writer.droppedPackets());
@@ -80,25 +79,21 @@ class PlainEventWhileSmbFullTest {
 
     @Test
     void aStallingWriterLeavesTheEventToTheGeneralRouteWhichMayWait() {
-        TraceWriter writer = new TraceWriter(arbiter, 1, SmbFullPolicy.STALL_THEN_DROP);
-        Sequence sequence = readySequence(writer);
-        fillTheSmb();
+        Sequence sequence = readySequenceWithTheSmbFull(SmbFullPolicy.STALL_THEN_DROP);
 
         assertFalse(sequence.tryPlainEvent(0, BEGIN, CATEGORY, "slice", 100));
-        assertEquals(0, writer.droppedPackets(), "nothing dropped or counted here");
+        assertEquals(0, sequence.writer.droppedPackets(), "nothing dropped or counted here");
     }
 
     @Test
     void onceAChunkMayHaveBeenFreedTheEventAfterALossGoesToTheGeneralRouteToRestartTheSequence() {
-        TraceWriter writer = new TraceWriter(arbiter, 1, SmbFullPolicy.DROP);
-        Sequence sequence = readySequence(writer);
-        fillTheSmb();
+        Sequence sequence = readySequenceWithTheSmbFull(SmbFullPolicy.DROP);
         assertTrue(sequence.tryPlainEvent(0, BEGIN, CATEGORY, "slice", 100));
 
         committer.notifyChunksFreed();
 
         assertFalse(sequence.tryPlainEvent(0, END, null, null, 200), "the general route restarts the sequence");
-        assertEquals(1, writer.droppedPackets());
+        assertEquals(1, sequence.writer.droppedPackets());
     }
 
     @Test
@@ -120,6 +115,13 @@ class PlainEventWhileSmbFullTest {
         sequence.internCategory(CATEGORY);
         assertEquals(1, sequence.nameIid("slice"));
         assertEquals(1, sequence.categoryIid(CATEGORY));
+        return sequence;
+    }
+
+    /** A ready sequence of a writer with {@code policy}, then every chunk taken by others. */
+    private Sequence readySequenceWithTheSmbFull(SmbFullPolicy policy) {
+        Sequence sequence = readySequence(new TraceWriter(arbiter, 1, policy));
+        fillTheSmb();
         return sequence;
     }
 

@@ -142,6 +142,7 @@ public final class ChunkArbiter {
         long park = 1_000;
         for (int attempt = 0; ; attempt++) {
             committer.wakeUp();
+            boolean parked = false;
             if (attempt < 16) {
                 Thread.onSpinWait();
             } else if (attempt < 32) {
@@ -149,8 +150,9 @@ public final class ChunkArbiter {
             } else {
                 LockSupport.parkNanos(park);
                 park = Math.min(park * 2, 1_000_000);
+                parked = true;
             }
-            int handle = acquireChunk(minChunkBytes, attempt >= 32);
+            int handle = acquireChunk(minChunkBytes, parked);
             if (handle >= 0 || System.nanoTime() > deadline) {
                 return handle;
             }

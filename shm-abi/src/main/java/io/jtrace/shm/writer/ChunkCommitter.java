@@ -223,11 +223,7 @@ public final class ChunkCommitter implements AutoCloseable {
                 }
             }
             if (flushId >= 0) {
-                try {
-                    sink.flushComplete(flushId);
-                } catch (RuntimeException e) {
-                    LOG.warn("jtrace: flush ack {} failed", flushId, e);
-                }
+                acknowledge(flushId);
             }
             if (!commitDue() && pendingFlush.get() < 0) {
                 // Until the period ends or a writer, a flush or a stall wakes the thread (unpark). A wake-up
@@ -242,11 +238,15 @@ public final class ChunkCommitter implements AutoCloseable {
         }
         if (flushId >= 0) {
             // Everything released before the flush request is in the batch just committed.
-            try {
-                sink.flushComplete(flushId);
-            } catch (RuntimeException e) {
-                LOG.warn("jtrace: flush ack {} failed", flushId, e);
-            }
+            acknowledge(flushId);
+        }
+    }
+
+    private void acknowledge(long flushId) {
+        try {
+            sink.flushComplete(flushId);
+        } catch (RuntimeException e) {
+            LOG.warn("jtrace: flush ack {} failed", flushId, e);
         }
     }
 

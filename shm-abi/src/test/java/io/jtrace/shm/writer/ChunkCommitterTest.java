@@ -139,10 +139,10 @@ class ChunkCommitterTest {
     void chunksAreCommittedWithoutAFlushOnceEnoughAreWaiting() throws Exception {
         RecordingSink sink = new RecordingSink();
         CompletableFuture<Void> committed = sink.awaitCommits(3);
-        try (ChunkCommitter committer = new ChunkCommitter(48, sink, 60_000, "test-commit")) {
+        try (ChunkCommitter committer = new ChunkCommitter(48, sink, 3_600_000, "test-commit")) {
             committer.start();
             // 48 pages / 16 = 3 waiting chunks wake the thread, which would otherwise sleep for the whole
-            // minute: only the threshold wake-up can complete this in time.
+            // hour: only the threshold wake-up can complete this within the minute waited.
             for (int i = 0; i < 3; i++) {
                 committer.chunkReleased(i, 0, 0, -1, 0);
             }

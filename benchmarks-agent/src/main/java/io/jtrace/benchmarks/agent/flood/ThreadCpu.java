@@ -50,7 +50,7 @@ enum ThreadCpu {
                 try {
                     String stat = Files.readString(thread.resolve("stat"));
                     if (inGroup(stat)) {
-                        ticks.put(thread.getFileName().toString(), ticks(stat));
+                        ticks.put(thread.getFileName().toString(), cpuTicks(stat));
                     }
                 } catch (IOException ended) {
                     // The thread ended between the listing and the read: it has no CPU to add from now on.
@@ -93,9 +93,10 @@ enum ThreadCpu {
      * parentheses and may itself hold spaces and parentheses, so the fields are counted from the last ')'.
      */
     long ticks(String stat) {
-        if (!inGroup(stat)) {
-            return 0;
-        }
+        return inGroup(stat) ? cpuTicks(stat) : 0;
+    }
+
+    private static long cpuTicks(String stat) {
         // After the name: state is field 3 of the line, utime field 14 and stime field 15.
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
