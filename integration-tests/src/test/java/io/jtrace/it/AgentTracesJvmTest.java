@@ -96,7 +96,7 @@ class AgentTracesJvmTest {
 
         // GC: at least as many GC slices as the child's own GarbageCollectorMXBeans counted.
         long gcSlices = model.slicesOnTracksNamed("GC: ").size();
-        assertTrue(reported.get("GCS") >= EXPLICIT_GCS);
+        assertTrue(reported.get("GCS") >= EXPLICIT_GCS, () -> "the workload's collections: " + reported);
         assertTrue(gcSlices >= reported.get("GCS"),
                 "GC slices " + gcSlices + " < collections counted by the child " + reported.get("GCS"));
         // Each GC also moves the heap counter (before at its start, after at its end) and names every

@@ -3,8 +3,6 @@ package io.jtrace.it.workload;
 import io.jtrace.api.Category;
 import io.jtrace.api.Slice;
 import io.jtrace.api.TrackEvent;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,7 +25,7 @@ public final class AppWorkload {
         int threads = Integer.parseInt(args[0]);
         int slices = Integer.parseInt(args[1]);
         int gcs = Integer.parseInt(args[2]);
-        long collectionsBefore = collections();
+        long collectionsBefore = ExplicitGc.collections();
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             int worker = i;
@@ -39,18 +37,10 @@ public final class AppWorkload {
             t.join();
         }
         for (int i = 0; i < gcs; i++) {
-            System.gc();
+            ExplicitGc.collect();
         }
         System.out.println("SLICES=" + threads * slices);
-        System.out.println("GCS=" + (collections() - collectionsBefore));
-    }
-
-    private static long collections() {
-        long collections = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            collections += Math.max(0, gc.getCollectionCount());
-        }
-        return collections;
+        System.out.println("GCS=" + (ExplicitGc.collections() - collectionsBefore));
     }
 
     private static void work(int worker, int slices) {

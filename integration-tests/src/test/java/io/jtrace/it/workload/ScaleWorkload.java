@@ -170,8 +170,8 @@ public final class ScaleWorkload {
         return at < 0 ? "" : s.substring(at + 1);
     }
 
-    private static long retainedHeap() {
-        System.gc();
+    private static long retainedHeap() throws InterruptedException {
+        ExplicitGc.collect();
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
