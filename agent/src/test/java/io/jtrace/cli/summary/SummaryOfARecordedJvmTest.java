@@ -80,6 +80,7 @@ class SummaryOfARecordedJvmTest {
                 System.gc();
                 Thread.sleep(1);
             }
+            assertTrue(collections() > collections, "the collectors counted a collection to record");
             assertEquals(0, exit.get(60, TimeUnit.SECONDS), err.toString(StandardCharsets.UTF_8));
         } finally {
             sampler.shutdownNow();
