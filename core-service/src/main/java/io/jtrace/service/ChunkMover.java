@@ -39,13 +39,17 @@ final class ChunkMover {
     private final SequenceRegistry sequences;
     /** Writes a file session's readable chunks into its file, making room in its buffer. */
     private final Consumer<TracingSession> drainIntoFile;
+    /** Asks a session's data sources to clear their incremental state (its rings turned; see RingTurnover). */
+    private final Consumer<TracingSession> clearIncrementalState;
 
     ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
-               SequenceRegistry sequences, Consumer<TracingSession> drainIntoFile) {
+               SequenceRegistry sequences, Consumer<TracingSession> drainIntoFile,
+               Consumer<TracingSession> clearIncrementalState) {
         this.buffers = buffers;
         this.bufferOwners = bufferOwners;
         this.sequences = sequences;
         this.drainIntoFile = drainIntoFile;
+        this.clearIncrementalState = clearIncrementalState;
     }
 
     /**
@@ -114,6 +118,10 @@ final class ChunkMover {
             buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
         }
         abi.releaseChunkAsFree(page, chunk);
+        TracingSession owner = buffer == null ? null : bufferOwners.get(targetBuffer);
+        if (owner != null && owner.ringTurnover != null && owner.ringTurnover.stored(layout.chunkSize(abi.pageSize()))) {
+            clearIncrementalState.accept(owner);
+        }
     }
 
     /**

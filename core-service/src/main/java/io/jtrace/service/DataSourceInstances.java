@@ -196,6 +196,9 @@ final class DataSourceInstances {
         if (session.state != TracingSession.State.STARTED) {
             return;
         }
+        if (session.ringTurnover != null) {
+            session.ringTurnover.cleared();
+        }
         for (Map.Entry<Integer, long[]> e : byProducer(session).entrySet()) {
             producers.get(e.getKey()).callbacks.clearIncrementalState(e.getValue());
         }

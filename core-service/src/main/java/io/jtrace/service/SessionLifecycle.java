@@ -116,6 +116,7 @@ final class SessionLifecycle {
             bufferOwners.put(bufferId, session);
             session.bufferIds.add(bufferId);
         }
+        session.ringTurnover = RingTurnover.of(session, session.bufferIds, buffers);
         totalBufferBytes += requested;
         sessions.put(session.id, session);
         instances.startAll(session);

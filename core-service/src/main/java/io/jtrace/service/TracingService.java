@@ -48,7 +48,8 @@ public final class TracingService implements AutoCloseable {
     private final long defaultFlushTimeoutMillis;
 
     public TracingService(ServiceConfig config) {
-        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::drainIntoFile);
+        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::drainIntoFile,
+                this::clearIncrementalState);
         ServicePackets servicePackets = new ServicePackets(ProcessIdentity.pid(), ProcessIdentity.uid());
         this.stats = new TraceStatsBuilder(producers, sessions, buffers, sequences, chunkMover);
         this.flushes = new FlushCoordinator(producers, thread);
@@ -152,6 +153,11 @@ public final class TracingService implements AutoCloseable {
     /** How the chunk mover makes room in a file session's buffer: the output is built after the mover. */
     private void drainIntoFile(TracingSession session) {
         output.writeIntoFile(session);
+    }
+
+    /** How the chunk mover has a session's data sources clear their state: the instances are built after it. */
+    private void clearIncrementalState(TracingSession session) {
+        instances.clearIncrementalState(session);
     }
 
     /** How the output stops a session whose file cannot take more: the lifecycle is built after the output. */

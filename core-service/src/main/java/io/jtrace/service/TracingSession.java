@@ -65,6 +65,8 @@ final class TracingSession {
      * a broken file per chunk nor grows a capped one.
      */
     boolean fileWritesStopped;
+    /** When its rings have turned far enough to need its incremental state cleared; null if never (see RingTurnover). */
+    RingTurnover ringTurnover;
     State state = State.STARTED;
     boolean headerPacketsEmitted;
     final ClockSnapshotSchedule clockSnapshots;

@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A producer under the test's control that plays by none of the rules: the test writes whatever it
@@ -19,6 +20,8 @@ final class HostileProducer implements Producer {
     volatile SharedMemoryBuffer smb;
     volatile FileChannel file;
     final CompletableFuture<DataSourceConfig> started = new CompletableFuture<>();
+    /** Requests to clear incremental state received. */
+    final AtomicInteger clears = new AtomicInteger();
 
     /** Connects a hostile producer as {@code name} (uid, pid) that registers the data source {@code dataSource}. */
     static HostileProducer connect(TracingService service, String name, int uid, int pid, String dataSource) {
@@ -55,6 +58,11 @@ final class HostileProducer implements Producer {
     @Override
     public void flush(long requestId, long[] instanceIds) {
         endpoint.flushComplete(requestId);
+    }
+
+    @Override
+    public void clearIncrementalState(long[] instanceIds) {
+        clears.incrementAndGet();
     }
 
     @Override

@@ -93,6 +93,38 @@ class OverloadLosesOnlyWhatItCountsTest {
                         warnings(result.stderr()), "the agent's stderr: one warning with the count"));
     }
 
+    /**
+     * The same flood into a session kept in a 1 MiB ring (written at stop): the ring turns many times,
+     * overwriting each sequence's interned names again and again. The file must still hold only events
+     * that decode with their names; the service counts the overwritten chunks and the packets it left out
+     * because their names went with them, and asks the writers to intern again every eighth of a turn, so
+     * most of what the ring kept decodes (a fixed 5 s re-intern period left none of it decodable).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void aFloodIntoASmallRingLeavesOnlyDecodableEventsAndCountsWhatWasLeftOut(String jdk) throws Exception {
+        Path trace = dir.resolve("ring.pftrace");
+        ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,ring,file=" + trace
+                        + ",buffer=1m,sources=track_event", trace, dir, ChildJvm.DEFAULT_JVM_FLAGS, ChildJvm.DEFAULT_TIMEOUT,
+                FloodWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(MILLIS));
+        FloodTrace flood = new FloodTrace();
+        TrackEventDecoder decoder = TrackEventDecoder.decode(trace, flood);
+        LossSummary losses = decoder.losses();
+        long overwritten = losses.buffers().stream().mapToLong(LossSummary.BufferLoss::chunksOverwritten).sum();
+        long leftOut = losses.buffers().stream().mapToLong(LossSummary.BufferLoss::packetsWithoutIncrementalState).sum();
+        String line = String.format("RING %s: %d slices emitted, %d in the file, %d chunks overwritten, %d packets left "
+                        + "out for lost names; trace %.1f MB; %s", jdk, result.report().getOrDefault("SLICES", -1L),
+                flood.slices, overwritten, leftOut, Files.size(trace) / 1e6, losses);
+        System.out.println(line);
+        assertAll(line,
+                () -> assertEquals(0, decoder.eventsSkippedForLostState(),
+                        "events that need interned state their sequence lost"),
+                () -> assertEquals(0, decoder.packetsWithoutSequenceId(), "packets without trusted_packet_sequence_id"),
+                () -> assertEquals(List.of(), flood.malformed, "slices with a name or category the workload never used"),
+                () -> assertTrue(overwritten > 0, "the ring turned (else this test proves nothing)"),
+                () -> assertTrue(2 * flood.slices > leftOut, "most of what the ring kept decodes"));
+    }
+
     /** stderr's lines, each cut before its parenthesised detail. */
     private static List<String> warnings(String stderr) {
         List<String> lines = new ArrayList<>();

@@ -76,6 +76,10 @@ final class SummaryReport {
         if (s.unparsablePackets > 0) {
             parts.add(String.format(Locale.ROOT, "%,d packets that do not decode", s.unparsablePackets));
         }
+        if (s.packetsWithoutIncrementalState > 0) {
+            parts.add(String.format(Locale.ROOT, "%,d packets trace_processor would skip for their lost incremental "
+                    + "state (left out above)", s.packetsWithoutIncrementalState));
+        }
         return String.join("; ", parts);
     }
 
@@ -147,11 +151,13 @@ final class SummaryReport {
             field(b, "patches_failed", l.patchesFailed()).append(',');
             field(b, "patches_discarded", l.patchesDiscarded()).append(',');
             field(b, "invalid_packets", l.invalidPackets()).append(',');
+            field(b, "packets_without_incremental_state", l.packetsWithoutIncrementalState()).append(',');
         }
         field(b, "trace_stats", l != null).append(',');
         field(b, "previous_packet_dropped", s.packetsWithPreviousPacketDropped).append(',');
         field(b, "lost_track_events", s.hasLostEventsCounter() ? Long.toString(s.lostTrackEvents()) : "null").append(',');
-        field(b, "undecodable_packets", s.unparsablePackets).append("}}").append(NL);
+        field(b, "undecodable_packets", s.unparsablePackets).append(',');
+        field(b, "skipped_needs_incremental_state", s.packetsWithoutIncrementalState).append("}}").append(NL);
         return b.toString();
     }
 

@@ -34,13 +34,23 @@ final class TraceSummary {
     private static final class SequenceInfo {
         String source;
         long packets;
+        /**
+         * Whether trace_processor would decode its packets that need incremental state: not before the
+         * sequence's first INCREMENTAL_STATE_CLEARED, nor after a previous_packet_dropped until the next.
+         */
+        boolean incrementalStateValid;
     }
+
+    private static final int SEQ_INCREMENTAL_STATE_CLEARED = 1;
+    private static final int SEQ_NEEDS_INCREMENTAL_STATE = 2;
 
     long packets;
     long trackEvents;
     long perfSamples;
     long packetsWithPreviousPacketDropped;
     long unparsablePackets;
+    /** Packets trace_processor would skip (packet_skipped_seq_needs_incremental_state_invalid): left out of the rest. */
+    long packetsWithoutIncrementalState;
     LossCounts serviceLosses;
     /** The last value of each "jtrace: lost track events" counter, summed over the processes that have one. */
     private final Map<Long, Double> lostTrackEvents = new HashMap<>();
@@ -64,10 +74,20 @@ final class TraceSummary {
                 seq.source = source;
             }
         }
-        timeline.packet(p);
         if (p.getPreviousPacketDropped() != 0) {
             packetsWithPreviousPacketDropped++;
         }
+        if ((p.getSequenceFlags() & SEQ_INCREMENTAL_STATE_CLEARED) != 0 || p.getIncrementalStateCleared()) {
+            seq.incrementalStateValid = true;
+        } else if (p.getPreviousPacketDropped() != 0) {
+            seq.incrementalStateValid = false;
+        }
+        if ((p.getSequenceFlags() & SEQ_NEEDS_INCREMENTAL_STATE) != 0 && !seq.incrementalStateValid) {
+            // As trace_processor does: its names, clock and defaults are unknown, so nothing of it is read.
+            packetsWithoutIncrementalState++;
+            return;
+        }
+        timeline.packet(p);
         if (p.hasTraceConfig()) {
             for (TraceConfig.DataSource ds : p.getTraceConfig().getDataSourcesList()) {
                 DataSourceConfig config = ds.getConfig();

@@ -34,7 +34,7 @@ class ProgressLineTest {
     void offATerminalEachUpdateAfterTheQuietPeriodIsALineOfItsOwn() {
         ProgressLine progress = new ProgressLine(err, false, 0);
         progress.update(7 * SECOND, 512, 3, LossCounts.NONE);
-        progress.update(8 * SECOND, 3500, 4, new LossCounts(2, 0, 0, 0, 0, 0, 0));
+        progress.update(8 * SECOND, 3500, 4, new LossCounts(2, 0, 0, 0, 0, 0, 0, 0));
         progress.finish();
         assertEquals("recording 0:07  512 B  3 packets  no loss" + NL
                 + "recording 0:08  3.4 KB  4 packets  lost: chunks_overwritten=2" + NL, err());
@@ -43,7 +43,7 @@ class ProgressLineTest {
     @Test
     void onATerminalTheLineIsRewrittenInPlaceAndBlanksWhatALongerOneLeft() {
         ProgressLine progress = new ProgressLine(err, true, 3_600_000);
-        progress.update(SECOND, 100, 1, new LossCounts(0, 0, 12, 0, 0, 0, 0));
+        progress.update(SECOND, 100, 1, new LossCounts(0, 0, 12, 0, 0, 0, 0, 0));
         String first = "recording 0:01  100 B  1 packets  lost: trace_writer_packet_loss=12";
         progress.update(2 * SECOND, 100, 2, LossCounts.NONE);
         String second = "recording 0:02  100 B  2 packets  no loss";

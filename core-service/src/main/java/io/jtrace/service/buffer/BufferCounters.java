@@ -21,6 +21,7 @@ public final class BufferCounters {
     long writeWrapCount;
     long writerPacketLoss;
     long trustedFieldViolations;
+    long packetsWithoutIncrementalState;
     /** Chunks whose packets after the first went out on their writer's hints, without a walk (not in TraceStats). */
     long chunksReadOnHints;
 
@@ -42,6 +43,7 @@ public final class BufferCounters {
         writeWrapCount = o.writeWrapCount;
         writerPacketLoss = o.writerPacketLoss;
         trustedFieldViolations = o.trustedFieldViolations;
+        packetsWithoutIncrementalState = o.packetsWithoutIncrementalState;
     }
 
     public long bytesOverwritten() {
@@ -86,7 +88,6 @@ public final class BufferCounters {
         return invalidPackets;
     }
 
-    /** Of {@link #invalidPackets()}, those that tried to set a trusted field. */
     public long chunksRead() {
         return chunksRead;
     }
@@ -95,6 +96,15 @@ public final class BufferCounters {
         return chunksReadOnHints;
     }
 
+    /**
+     * Packets left out because their sequence lost data and they needed the incremental state that went
+     * with it (trace_processor could not have decoded them).
+     */
+    public long packetsWithoutIncrementalState() {
+        return packetsWithoutIncrementalState;
+    }
+
+    /** Of {@link #invalidPackets()}, those that tried to set a trusted field. */
     public long trustedFieldViolations() {
         return trustedFieldViolations;
     }
@@ -117,6 +127,7 @@ public final class BufferCounters {
                 .setPaddingBytesWritten(paddingBytesWritten)
                 .setWriteWrapCount(writeWrapCount)
                 .setTraceWriterPacketLoss(writerPacketLoss)
+                .setPacketsWithoutIncrementalState(packetsWithoutIncrementalState)
                 .build();
     }
 }

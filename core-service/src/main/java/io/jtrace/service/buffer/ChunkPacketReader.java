@@ -69,7 +69,8 @@ final class ChunkPacketReader {
         // Packets that are neither fragments nor special: all but a last one that continues on the next chunk.
         int plainLimit = chunk.packetCount - ((chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0 ? 1 : 0);
         for (int i = 0; i < chunk.packetCount; i++) {
-            if (stampSlots && trusted && delivered > 0 && !seq.lossPending && i < plainLimit) {
+            if (stampSlots && trusted && delivered > 0 && !seq.lossPending && !seq.awaitingIncrementalState
+                    && i < plainLimit) {
                 // Past the chunk's first packet (which carries the identity) and with no loss to report, a
                 // trusted producer's packets need nothing but their sequence id. Its writer wrote it and
                 // said where they end: hand them over as they are. Otherwise stamp them and hand them over
@@ -243,6 +244,12 @@ final class ChunkPacketReader {
             seq.lossPending = true;
             return 0;
         }
+        if (seq.lossPending) {
+            seq.awaitingIncrementalState = true;
+        }
+        if (seq.awaitingIncrementalState && !hasIncrementalState(data, start, size, seq)) {
+            return 0;
+        }
         // The trailer follows the producer's bytes: for a non-repeated field the last occurrence wins, so
         // these trusted values override anything the producer wrote.
         if (seq.lossPending || !seq.firstPacketEmitted) {
@@ -253,6 +260,27 @@ final class ChunkPacketReader {
             sink.packet(data, start, size, trailer, sequenceOnly);
         }
         return 1;
+    }
+
+    /**
+     * Of a packet on a sequence that lost data and has not cleared its incremental state since: whether
+     * trace_processor could decode it. A packet that clears the state ends the wait; one that needs the
+     * lost state is counted and left out, and the loss stays pending for the next packet that goes out
+     * (trace_processor would skip it with packet_skipped_seq_needs_incremental_state_invalid, so a file
+     * holding it would only carry bytes nobody can read). Packets that need no state go out as they are.
+     */
+    private boolean hasIncrementalState(byte[] data, int start, int size, SequenceState seq) {
+        int flags = SequenceFlags.of(data, start, size);
+        if ((flags & SequenceFlags.INCREMENTAL_STATE_CLEARED) != 0) {
+            seq.awaitingIncrementalState = false;
+            return true;
+        }
+        if ((flags & SequenceFlags.NEEDS_INCREMENTAL_STATE) != 0) {
+            counters.packetsWithoutIncrementalState++;
+            seq.lossPending = true;
+            return false;
+        }
+        return true;
     }
 
     /** Fills {@link #flaggedTrailer} for a packet after a loss or opening its sequence, and clears those states. */

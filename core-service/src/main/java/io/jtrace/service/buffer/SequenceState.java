@@ -17,6 +17,11 @@ final class SequenceState {
     /** Ordinal of the chunk the next read expects; -1 before the first read. */
     long nextOrdinal = -1;
     boolean lossPending;
+    /**
+     * Set by a loss, cleared by a packet flagged INCREMENTAL_STATE_CLEARED: until then the packets that
+     * need incremental state cannot be decoded (their interned names or clock base went with the loss).
+     */
+    boolean awaitingIncrementalState;
     boolean firstPacketEmitted;
     /** trusted_packet_sequence_id, fixed on first read or at retirement; 0 until then. */
     int sequenceId;
@@ -43,6 +48,7 @@ final class SequenceState {
         c.maxOrdinal = maxOrdinal;
         c.nextOrdinal = nextOrdinal;
         c.lossPending = lossPending;
+        c.awaitingIncrementalState = awaitingIncrementalState;
         c.firstPacketEmitted = firstPacketEmitted;
         c.sequenceId = sequenceId;
         c.pendingFragment = pendingFragment == null ? null : pendingFragment.clone();

@@ -25,9 +25,10 @@ public record LossSummary(
 
     /** One trace buffer's loss counters (trace_stats.proto BufferStats). */
     public record BufferLoss(int buffer, long chunksOverwritten, long chunksDiscarded, long traceWriterPacketLoss,
-            long abiViolations, long patchesFailed) {
+            long abiViolations, long patchesFailed, long packetsWithoutIncrementalState) {
         long total() {
-            return chunksOverwritten + chunksDiscarded + traceWriterPacketLoss + abiViolations + patchesFailed;
+            return chunksOverwritten + chunksDiscarded + traceWriterPacketLoss + abiViolations + patchesFailed
+                    + packetsWithoutIncrementalState;
         }
 
         @Override
@@ -36,7 +37,8 @@ public record LossSummary(
                     + ", chunks_discarded=" + chunksDiscarded
                     + ", trace_writer_packet_loss=" + traceWriterPacketLoss
                     + ", abi_violations=" + abiViolations
-                    + ", patches_failed=" + patchesFailed + "}";
+                    + ", patches_failed=" + patchesFailed
+                    + ", packets_without_incremental_state=" + packetsWithoutIncrementalState + "}";
         }
     }
 
@@ -100,7 +102,8 @@ public record LossSummary(
             for (int i = 0; i < last.getBufferStatsCount(); i++) {
                 TraceStats.BufferStats b = last.getBufferStats(i);
                 buffers.add(new BufferLoss(i, b.getChunksOverwritten(), b.getChunksDiscarded(),
-                        b.getTraceWriterPacketLoss(), b.getAbiViolations(), b.getPatchesFailed()));
+                        b.getTraceWriterPacketLoss(), b.getAbiViolations(), b.getPatchesFailed(),
+                        b.getPacketsWithoutIncrementalState()));
             }
             return new LossSummary(traceStatsPackets, List.copyOf(buffers), last.getChunksDiscarded(),
                     last.getPatchesDiscarded(), last.getInvalidPackets(), previousPacketDropped, droppedReasons);

@@ -1,0 +1,149 @@
+package io.jtrace.service.buffer;
+
+import static io.jtrace.service.buffer.BufferTesting.CHUNK_BYTES;
+import static io.jtrace.service.buffer.BufferTesting.PRODUCER;
+import static io.jtrace.service.buffer.BufferTesting.TRUSTED_IDENTITY;
+import static io.jtrace.service.buffer.BufferTesting.commitPadded;
+import static io.jtrace.service.buffer.BufferTesting.dropMarked;
+import static io.jtrace.service.buffer.BufferTesting.names;
+import static io.jtrace.service.buffer.BufferTesting.stats;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.protos.TrackEvent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * After a sequence loses data, trace_processor skips its packets that need incremental state until one
+ * clears it. The read-out keeps those packets out of the trace and counts them, so a file never holds
+ * bytes its importer cannot use, whatever the framing and the producer's trust.
+ */
+class IncrementalStateAfterLossTest {
+    private static final int CLEARED = 1;
+    private static final int NEEDS = 2;
+
+    private static TracePacket flagged(String name, int flags) {
+        TracePacket.Builder b = TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder().setName(name));
+        if (flags != 0) {
+            b.setSequenceFlags(flags);
+        }
+        return b.build();
+    }
+
+    private static Supplier<ChunkPayload> framing(boolean fileFramed) {
+        return fileFramed ? ChunkPayload::fileFramedChunk : ChunkPayload::chunk;
+    }
+
+    /** Everything stored, read as after the session ended, with a trusted (in-process) producer's identity. */
+    private static List<TracePacket> readTrusted(TraceBuffer buffer) {
+        List<TracePacket> packets = new ArrayList<>();
+        buffer.readAll(TRUSTED_IDENTITY, PacketSink.joined((bytes, offset, length) -> {
+            try {
+                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
+            } catch (InvalidProtocolBufferException e) {
+                throw new AssertionError(e);
+            }
+        }), true);
+        return packets;
+    }
+
+    private static List<TracePacket> read(TraceBuffer buffer, boolean trusted) {
+        return trusted ? readTrusted(buffer) : BufferTesting.read(buffer, true).packets();
+    }
+
+    @ParameterizedTest(name = "file-framed {0}")
+    @ValueSource(booleans = {false, true})
+    void aRingThatOverwroteASequencesClearedPacketKeepsOnlyWhatNeedsNoStateUntilTheNextClear(boolean fileFramed) {
+        for (boolean trusted : new boolean[] {false, true}) {
+            Supplier<ChunkPayload> chunk = framing(fileFramed);
+            TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+            commitPadded(buffer, 1, 0, chunk.get().packet(flagged("c0", CLEARED)).packet(flagged("n0", NEEDS)));
+            commitPadded(buffer, 1, 1, chunk.get().packet(flagged("n1", NEEDS)).packet(flagged("n1b", NEEDS)));
+            commitPadded(buffer, 1, 2, chunk.get().packet(flagged("p2", 0)).packet(flagged("n2", NEEDS)));
+            // Overwrites chunk 0, and with it c0: n1, n1b and n2 reference names nobody can read any more.
+            commitPadded(buffer, 1, 3, chunk.get().packet(flagged("c3", CLEARED)).packet(flagged("n3", NEEDS))
+                    .packet(flagged("n3b", NEEDS)).packet(flagged("n3c", NEEDS)));
+
+            List<TracePacket> packets = read(buffer, trusted);
+
+            String framing = "file-framed " + fileFramed + ", trusted " + trusted;
+            assertEquals(List.of("p2", "c3", "n3", "n3b", "n3c"), names(packets), framing);
+            assertEquals(3, stats(buffer).getPacketsWithoutIncrementalState(), framing);
+            assertTrue(dropMarked(packets.get(0)), "p2 follows the overwritten chunk: " + framing);
+            assertTrue(dropMarked(packets.get(1)), "c3 follows the packets left out: " + framing);
+            assertFalse(dropMarked(packets.get(2)), framing);
+        }
+    }
+
+    @Test
+    void aWriterThatClearsItsStateRightAfterItsOwnDropLosesNothingMore() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(flagged("c0", CLEARED)).packet(flagged("n0", NEEDS))
+                .dropMarker().packet(flagged("c1", CLEARED)).packet(flagged("n1", NEEDS)));
+
+        List<TracePacket> packets = BufferTesting.read(buffer, true).packets();
+
+        assertEquals(List.of("c0", "n0", "c1", "n1"), names(packets));
+        assertTrue(dropMarked(packets.get(2)));
+        assertEquals(0, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    @Test
+    void packetsNeedingStateAfterAWriterDropAreLeftOutUntilTheWriterClearsIt() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(flagged("c0", CLEARED)).dropMarker()
+                .packet(flagged("n0", NEEDS)).packet(flagged("n1", NEEDS)));
+        commitPadded(buffer, 1, 1, ChunkPayload.chunk().packet(flagged("c1", CLEARED)).packet(flagged("n2", NEEDS)));
+
+        List<TracePacket> packets = BufferTesting.read(buffer, true).packets();
+
+        assertEquals(List.of("c0", "c1", "n2"), names(packets));
+        assertTrue(dropMarked(packets.get(1)));
+        assertEquals(2, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    @Test
+    void aSequenceThatLostNothingKeepsEveryPacket() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(buffer, PRODUCER, 0, ChunkPayload.chunk().packet(flagged("n0", NEEDS)).packet(flagged("p0", 0)));
+
+        assertEquals(List.of("n0", "p0"), names(BufferTesting.read(buffer, true).packets()));
+        assertEquals(0, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    @Test
+    void theLegacyIncrementalStateClearedFieldEndsTheWaitToo() {
+        TraceBuffer buffer = new TraceBuffer(2 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+        commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(flagged("c0", CLEARED)));
+        commitPadded(buffer, 1, 1, ChunkPayload.chunk().packet(flagged("n1", NEEDS)));
+        TracePacket legacy = flagged("legacy", NEEDS).toBuilder().setIncrementalStateCleared(true).build();
+        commitPadded(buffer, 1, 2, ChunkPayload.chunk().packet(legacy).packet(flagged("n2", NEEDS)));
+
+        assertEquals(List.of("legacy", "n2"), names(BufferTesting.read(buffer, true).packets()));
+        assertEquals(1, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    @Test
+    void sequenceFlagsAreFoundAmongOtherFieldsAndAMalformedPacketHasNone() {
+        byte[] packet = TracePacket.newBuilder().setTimestamp(1L << 40).setTrackEvent(TrackEvent.newBuilder()
+                .setName("x").setDoubleCounterValue(1.5)).setTimestampClockId(64).setSequenceFlags(NEEDS).build()
+                .toByteArray();
+        assertEquals(NEEDS, SequenceFlags.of(packet, 0, packet.length));
+        byte[] shifted = new byte[packet.length + 3];
+        System.arraycopy(packet, 0, shifted, 3, packet.length);
+        assertEquals(NEEDS, SequenceFlags.of(shifted, 3, packet.length));
+        byte[] truncated = Arrays.copyOf(packet, packet.length - 1);
+        assertEquals(0, SequenceFlags.of(truncated, 0, truncated.length));
+        byte[] badWireType = {(byte) 0x6B, 2};
+        assertEquals(0, SequenceFlags.of(badWireType, 0, badWireType.length));
+    }
+}
