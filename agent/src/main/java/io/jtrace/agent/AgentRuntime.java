@@ -56,13 +56,14 @@ final class AgentRuntime {
     private AgentRuntime() {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
         this.service = new TracingService(embeddedServiceConfig());
-        this.sources = List.of(new TrackEventDataSource(process), new GcDataSource(process),
+        TrackEventDataSource trackEvent = new TrackEventDataSource(process);
+        this.sources = List.of(trackEvent, new GcDataSource(process),
                 new ThreadsDataSource(process, SAMPLER), new MemoryDataSource(process, SAMPLER),
                 new JmxDataSource(process, SAMPLER),
                 new JfrDataSource(process));
         this.producer = new ProducerClient("jvm:" + process.pid(), sources);
         producer.connect(p -> service.connectInProcessProducer(p, producer.name()));
-        this.sessions = new SessionRegistry(service, new AgentRequests());
+        this.sessions = new SessionRegistry(service, new AgentRequests(), trackEvent::lostEvents);
         // How `jtrace list` tells, without loading anything, that this JVM runs jtrace.
         String version = AgentRuntime.class.getPackage().getImplementationVersion();
         System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");

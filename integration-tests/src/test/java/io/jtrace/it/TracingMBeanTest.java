@@ -79,9 +79,12 @@ class TracingMBeanTest {
             CompositeData data = (CompositeData) n.getUserData();
             assertEquals("flood", data.get("session"));
             assertTrue((Long) data.get("newWriterPacketLoss") > 0, data.toString());
+            assertTrue((Long) data.get("newEventsLost") > 0, "events are counted as they are lost: " + data);
             CompositeData session = ((CompositeData[]) server.getAttribute(name, "Sessions"))[0];
             assertTrue((Long) session.get("writerPacketLoss") >= (Long) data.get("writerPacketLoss"),
                     "the Sessions attribute counts the same losses: " + session);
+            assertTrue((Long) session.get("eventsLost") >= (Long) data.get("eventsLost"),
+                    "the Sessions attribute counts the same events: " + session);
         }
     }
 

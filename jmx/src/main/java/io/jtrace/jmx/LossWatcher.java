@@ -10,15 +10,20 @@ import java.util.concurrent.TimeUnit;
 /**
  * Looks at the running sessions' loss counters once a second and reports what grew, for the
  * {@code data lost} notification. It runs only while sessions exist, so an idle agent has no timer.
- * What counts as lost: writer drops (shared memory full) and discarded chunks in every session, and
- * overwritten chunks in sessions that stream into a file (a ring-mode session overwrites its oldest data
- * by design).
+ * What counts as lost: writer drops (shared memory full), the track events they and the agent counted,
+ * and discarded chunks in every session, and overwritten chunks in sessions that stream into a file (a
+ * ring-mode session overwrites its oldest data by design).
  */
 final class LossWatcher implements AutoCloseable {
     static final long PERIOD_MS = 1000;
 
+    /** What a session lost since the previous look. */
+    record Growth(long chunksLost, long writerPacketLoss, long eventsLost) {
+        static final Growth NONE = new Growth(0, 0, 0);
+    }
+
     interface Sink {
-        void lost(SessionInfo session, long newChunksLost, long newWriterPacketLoss);
+        void lost(SessionInfo session, Growth growth);
     }
 
     private final TracingControl control;
@@ -28,7 +33,7 @@ final class LossWatcher implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    /** Session id → {chunks lost, writer drops} at the last look. Timer thread only. */
+    /** Session id → {chunks lost, writer drops, events lost} at the last look. Timer thread only. */
     private final Map<Long, long[]> seen = new HashMap<>();
     private boolean scheduled;
 
@@ -54,10 +59,11 @@ final class LossWatcher implements AutoCloseable {
         }
         Map<Long, long[]> now = new HashMap<>();
         for (SessionInfo s : sessions) {
-            long[] counts = {chunksLost(s), s.writerPacketLoss()};
-            long[] before = seen.getOrDefault(s.id(), new long[2]);
-            if (counts[0] > before[0] || counts[1] > before[1]) {
-                sink.lost(s, Math.max(0, counts[0] - before[0]), Math.max(0, counts[1] - before[1]));
+            long[] counts = {chunksLost(s), s.writerPacketLoss(), Math.max(0, s.eventsLost())};
+            long[] before = seen.getOrDefault(s.id(), new long[3]);
+            if (counts[0] > before[0] || counts[1] > before[1] || counts[2] > before[2]) {
+                sink.lost(s, new Growth(Math.max(0, counts[0] - before[0]), Math.max(0, counts[1] - before[1]),
+                        Math.max(0, counts[2] - before[2])));
             }
             now.put(s.id(), counts);
         }

@@ -17,18 +17,20 @@ public final class Notifications {
     public static final String DATA_LOST = "io.jtrace.data.lost";
 
     private static final String[] ITEMS = {"session", "id", "state", "mode", "file", "bytesWritten", "chunksLost",
-        "writerPacketLoss", "newChunksLost", "newWriterPacketLoss", "error"};
+        "writerPacketLoss", "eventsLost", "newChunksLost", "newWriterPacketLoss", "newEventsLost", "error"};
     private static final String[] DESCRIPTIONS = {
         "the session's name", "the service's session id", "STARTED, STOPPING or STOPPED",
         "file (streamed) or ring (in memory)", "where the session's trace goes", "bytes in the file so far",
         "chunks lost so far: overwritten before being read, or discarded",
         "places so far where a writer dropped packets (shared memory full)",
+        "track events lost so far, counted per event (-1 where unknown)",
         "chunks lost since the previous notification", "writer drops since the previous notification",
+        "track events lost since the previous notification",
         "why the session ended badly, empty otherwise"};
     @SuppressWarnings("rawtypes")
     private static final OpenType[] TYPES = {SimpleType.STRING, SimpleType.LONG, SimpleType.STRING, SimpleType.STRING,
         SimpleType.STRING, SimpleType.LONG, SimpleType.LONG, SimpleType.LONG, SimpleType.LONG, SimpleType.LONG,
-        SimpleType.STRING};
+        SimpleType.LONG, SimpleType.LONG, SimpleType.STRING};
     static final CompositeType TYPE = type();
 
     private Notifications() {}
@@ -42,10 +44,11 @@ public final class Notifications {
         }
     }
 
-    static CompositeData data(SessionInfo s, long newChunksLost, long newWriterPacketLoss) {
+    static CompositeData data(SessionInfo s, LossWatcher.Growth growth) {
         try {
             return new CompositeDataSupport(TYPE, ITEMS, new Object[] {s.name(), s.id(), s.state(), s.mode(), s.file(),
-                s.bytesWritten(), s.chunksLost(), s.writerPacketLoss(), newChunksLost, newWriterPacketLoss, s.error()});
+                s.bytesWritten(), s.chunksLost(), s.writerPacketLoss(), s.eventsLost(), growth.chunksLost(),
+                growth.writerPacketLoss(), growth.eventsLost(), s.error()});
         } catch (OpenDataException e) {
             throw new IllegalStateException(e);
         }

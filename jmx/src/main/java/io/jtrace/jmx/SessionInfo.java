@@ -17,12 +17,16 @@ import java.util.List;
  * @param dataSources data source instances, as {@code name@producer}
  * @param buffers its trace buffers
  * @param chunksLost chunks its buffers lost: overwritten before being read plus discarded
- * @param writerPacketLoss places where a writer dropped packets (shared memory full), summed over its buffers
+ * @param writerPacketLoss places where a writer dropped packets (shared memory full), summed over its buffers:
+ *     each place may stand for any number of lost events
+ * @param eventsLost track events lost so far (shared memory full, no writer to be had), counted per event by
+ *     the agent's track_event source: live while the session runs, the count its trace holds once stopped;
+ *     -1 where unknown (a session without track_event)
  * @param error why it ended badly (the file could not be written), empty otherwise
  */
 public record SessionInfo(String name, long id, String state, String mode, String config, String file,
                           long bytesWritten, long durationMs, List<String> dataSources, List<BufferInfo> buffers,
-                          long chunksLost, long writerPacketLoss, String error) {
+                          long chunksLost, long writerPacketLoss, long eventsLost, String error) {
     public SessionInfo {
         dataSources = List.copyOf(dataSources);
         buffers = List.copyOf(buffers);

@@ -65,7 +65,7 @@ public final class TracingMBean extends StandardEmitterMBean {
             @Override
             public void started(SessionInfo session) {
                 send(Notifications.SESSION_STARTED, "jtrace session '" + session.name() + "' started, tracing to "
-                        + session.file(), session, 0, 0);
+                        + session.file(), session, LossWatcher.Growth.NONE);
                 losses.watch();
             }
 
@@ -73,7 +73,7 @@ public final class TracingMBean extends StandardEmitterMBean {
             public void stopped(SessionInfo session) {
                 send(Notifications.SESSION_STOPPED, "jtrace session '" + session.name() + "' stopped"
                         + (session.error().isEmpty() ? ", trace in " + session.file() : ": " + session.error()),
-                        session, 0, 0);
+                        session, LossWatcher.Growth.NONE);
             }
         });
         // Sessions that started before the MBean existed (a start-up session) are watched too.
@@ -117,15 +117,16 @@ public final class TracingMBean extends StandardEmitterMBean {
         }
     }
 
-    private void dataLost(SessionInfo session, long newChunksLost, long newWriterPacketLoss) {
-        send(Notifications.DATA_LOST, "jtrace session '" + session.name() + "' lost data: " + newChunksLost
-                + " chunks, " + newWriterPacketLoss + " writer drops", session, newChunksLost, newWriterPacketLoss);
+    private void dataLost(SessionInfo session, LossWatcher.Growth growth) {
+        send(Notifications.DATA_LOST, "jtrace session '" + session.name() + "' lost data: " + growth.eventsLost()
+                + " track events, " + growth.chunksLost() + " chunks, " + growth.writerPacketLoss() + " writer drops",
+                session, growth);
     }
 
-    private void send(String type, String message, SessionInfo session, long newChunksLost, long newWriterPacketLoss) {
+    private void send(String type, String message, SessionInfo session, LossWatcher.Growth growth) {
         Notification n = new Notification(type, objectName(), sequence.incrementAndGet(), System.currentTimeMillis(),
                 message);
-        n.setUserData(Notifications.data(session, newChunksLost, newWriterPacketLoss));
+        n.setUserData(Notifications.data(session, growth));
         emitter.sendNotification(n);
     }
 

@@ -11,10 +11,15 @@ final class FakeControl implements TracingControl {
     final List<String> calls = new CopyOnWriteArrayList<>();
 
     static SessionInfo session(String name, String mode, long overwritten, long discarded, long writerLoss) {
+        return session(name, mode, overwritten, discarded, writerLoss, -1);
+    }
+
+    static SessionInfo session(String name, String mode, long overwritten, long discarded, long writerLoss,
+                               long eventsLost) {
         BufferInfo buffer = new BufferInfo(1, 1 << 20, 1 << 19, 50, "RING", 1000, 0, 10, overwritten, discarded,
                 writerLoss, 0, 0);
         return new SessionInfo(name, 7, "STARTED", mode, "sources=track_event", "/tmp/" + name + ".pftrace", 123, 0,
-                List.of("track_event@jvm:1"), List.of(buffer), overwritten + discarded, writerLoss, "");
+                List.of("track_event@jvm:1"), List.of(buffer), overwritten + discarded, writerLoss, eventsLost, "");
     }
 
     @Override

@@ -113,13 +113,30 @@ class TracingMBeanTest {
         control.sessions = List.of(FakeControl.session("s", "file", 0, 0, 0));
         server.invoke(TracingMBean.objectName(), "start", new Object[] {""}, new String[] {"java.lang.String"});
         assertEquals(Notifications.SESSION_STARTED, received.poll(10, TimeUnit.SECONDS).getType());
-        control.sessions = List.of(FakeControl.session("s", "file", 3, 1, 2));
+        control.sessions = List.of(FakeControl.session("s", "file", 3, 1, 2, 5000));
         Notification lost = received.poll(10, TimeUnit.SECONDS);
         assertEquals(Notifications.DATA_LOST, lost.getType());
         CompositeData data = (CompositeData) lost.getUserData();
         assertEquals(4L, data.get("newChunksLost"));
         assertEquals(2L, data.get("newWriterPacketLoss"));
+        assertEquals(5000L, data.get("newEventsLost"));
+        assertEquals(5000L, data.get("eventsLost"));
+        assertTrue(lost.getMessage().contains("5000 track events"), lost.getMessage());
         assertNull(received.poll(3 * LossWatcher.PERIOD_MS, TimeUnit.MILLISECONDS), "no news, no notification");
+    }
+
+    /** Two writer drops may stand for millions of events: the events lost grow on their own and are notified. */
+    @Test
+    void eventsLostGrowingWithoutNewWriterDropsAreNotified() throws Exception {
+        control.sessions = List.of(FakeControl.session("s", "file", 0, 0, 2, 100));
+        mbean = TracingMBean.register(control);
+        BlockingQueue<Notification> received = listen();
+        Notification first = received.poll(10, TimeUnit.SECONDS);
+        assertEquals(100L, ((CompositeData) first.getUserData()).get("newEventsLost"));
+        control.sessions = List.of(FakeControl.session("s", "file", 0, 0, 2, 1_000_100));
+        CompositeData data = (CompositeData) received.poll(10, TimeUnit.SECONDS).getUserData();
+        assertEquals(1_000_000L, data.get("newEventsLost"));
+        assertEquals(0L, data.get("newWriterPacketLoss"));
     }
 
     @Test

@@ -16,7 +16,7 @@ import java.util.StringJoiner;
 public final class SessionInfos {
     private SessionInfos() {}
 
-    static SessionInfo of(AgentSession session, SessionStatus status, String state, String error) {
+    static SessionInfo of(AgentSession session, SessionStatus status, String state, String error, long eventsLost) {
         List<BufferInfo> buffers = new ArrayList<>();
         long chunksLost = 0;
         long writerLoss = 0;
@@ -40,7 +40,7 @@ public final class SessionInfos {
         }
         return new SessionInfo(session.name, session.id(), state, session.mode.label(), summary(session.config),
                 session.file.toAbsolutePath().toString(), bytes, session.config.getDurationMs(), sources, buffers,
-                chunksLost, writerLoss, error);
+                chunksLost, writerLoss, eventsLost, error);
     }
 
     /** The service's state as the surfaces name it. */
@@ -75,6 +75,9 @@ public final class SessionInfos {
         for (BufferInfo buffer : s.buffers()) {
             b.append(", buffer ").append(buffer.sizeBytes() / 1024).append("kb ").append(buffer.fillPercent())
                     .append("% full");
+        }
+        if (s.eventsLost() >= 0) {
+            b.append(", track events lost ").append(s.eventsLost());
         }
         b.append(", chunks lost ").append(s.chunksLost()).append(", writer drops ").append(s.writerPacketLoss());
         if (!s.error().isEmpty()) {

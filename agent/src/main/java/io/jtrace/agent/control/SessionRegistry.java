@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongUnaryOperator;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -56,6 +57,8 @@ public final class SessionRegistry implements TracingControl {
 
     private final TracingService service;
     private final RequestParser parser;
+    /** Track events a session (by the service's id) lost so far, -1 if unknown: see TrackEventDataSource#lostEvents. */
+    private final LongUnaryOperator eventsLost;
     private final Map<String, AgentSession> running = new LinkedHashMap<>();
     /**
      * Names and files of sessions starting or running: taken before a session starts, so two starts at
@@ -68,9 +71,10 @@ public final class SessionRegistry implements TracingControl {
     private int nextNumber = 1;
     private boolean hookInstalled;
 
-    public SessionRegistry(TracingService service, RequestParser parser) {
+    public SessionRegistry(TracingService service, RequestParser parser, LongUnaryOperator eventsLost) {
         this.service = service;
         this.parser = parser;
+        this.eventsLost = eventsLost;
     }
 
     @Override
@@ -211,7 +215,8 @@ public final class SessionRegistry implements TracingControl {
 
     /** The session ended (stopped, its duration elapsed, or its file failed): runs on the service thread. */
     private void ended(AgentSession session, String error) {
-        SessionInfo info = SessionInfos.of(session, session.finalStatus(), "STOPPED", error);
+        SessionInfo info = SessionInfos.of(session, session.finalStatus(), "STOPPED", error,
+                eventsLost.applyAsLong(session.id()));
         synchronized (this) {
             running.remove(session.name, session);
             namesTaken.remove(session.name);
@@ -323,7 +328,7 @@ public final class SessionRegistry implements TracingControl {
         synchronized (this) {
             for (AgentSession session : running.values()) {
                 var s = status.session(session.id());
-                result.add(SessionInfos.of(session, s, SessionInfos.state(s), ""));
+                result.add(SessionInfos.of(session, s, SessionInfos.state(s), "", eventsLost.applyAsLong(session.id())));
             }
             result.addAll(ended);
         }
@@ -352,7 +357,7 @@ public final class SessionRegistry implements TracingControl {
 
     private SessionInfo info(AgentSession session) {
         var s = status().session(session.id());
-        return SessionInfos.of(session, s, SessionInfos.state(s), "");
+        return SessionInfos.of(session, s, SessionInfos.state(s), "", eventsLost.applyAsLong(session.id()));
     }
 
     private ServiceStatus status() {

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ActiveSession {
     private final int slot;
+    /** The service's id of the session this instance serves (DataSourceConfig.tracing_session_id). */
+    private final long tracingSessionId;
     private final DataSourceContext context;
     private final CategoryFilter filter;
     private final SequencePool pool;
@@ -31,8 +33,10 @@ final class ActiveSession {
     private volatile int generation;
     private final AgentBridge bridge;
 
-    ActiveSession(int slot, DataSourceContext context, CategoryFilter filter, SequencePool pool, AgentBridge bridge) {
+    ActiveSession(int slot, long tracingSessionId, DataSourceContext context, CategoryFilter filter, SequencePool pool,
+                  AgentBridge bridge) {
         this.slot = slot;
+        this.tracingSessionId = tracingSessionId;
         this.bridge = bridge;
         this.context = context;
         this.filter = filter;
@@ -42,6 +46,10 @@ final class ActiveSession {
     /** The session's bit in the categories' masks and its index in every thread's bindings. */
     int slot() {
         return slot;
+    }
+
+    long tracingSessionId() {
+        return tracingSessionId;
     }
 
     DataSourceContext context() {
@@ -95,6 +103,14 @@ final class ActiveSession {
      */
     long lostEvents(long droppedByOpenWriters) {
         return droppedByClosedWriters.sum() + droppedByOpenWriters - nonEventDrops.sum() + lostWithoutWriter.sum();
+    }
+
+    /**
+     * Any thread, while the session runs: {@link #lostEvents} with the pool's writers still open, for
+     * the control surfaces' live figure.
+     */
+    long lostEventsSoFar(long droppedByOpenOwnWriters) {
+        return Math.max(0, lostEvents(droppedByOpenOwnWriters + pool.droppedSoFar()));
     }
 
     long lostWithoutWriterCount() {

@@ -100,6 +100,22 @@ final class SequencePool {
     }
 
     /**
+     * Any thread: packets the pool's writers dropped so far, read without synchronization from counters
+     * their holders write (a live figure that may trail them by a few packets); 0 once {@link #close}
+     * began, which hands each writer's final count to the session.
+     */
+    long droppedSoFar() {
+        if (closed) {
+            return 0;
+        }
+        long dropped = 0;
+        for (Sequence s : slots) {
+            dropped += s.writer.droppedPackets();
+        }
+        return dropped;
+    }
+
+    /**
      * Producer thread, at stop: claims every sequence (waiting out events in flight, which never block
      * for long) and closes its writer, so its last chunk is committed and its sequence retired; the
      * sequences stay claimed, so late events find none. Returns how many sequences were still held

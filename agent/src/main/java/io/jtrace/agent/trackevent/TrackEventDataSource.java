@@ -14,6 +14,8 @@ import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +57,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private final AgentBridge bridge;
     /** Sessions served at once; a category's session mask has a bit per slot. */
     public static final int MAX_SESSIONS = AgentBridge.MAX_SESSIONS;
+    private static final int STOPPED_SESSIONS_KEPT = 32;
     /**
      * The running instances by slot (null where free). Copy on write: the producer thread publishes a
      * new array with a volatile store at start/stop, before it sets (start) or after it clears (stop)
@@ -72,6 +75,16 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private final HotSequenceTable hotMemos = new HotSequenceTable();
     /** Platform threads' own sequences: the budget, their holders, closing and reaping them. */
     private final OwnedSequences owned = new OwnedSequences(hotMemos);
+    /**
+     * The final loss count of the last {@link #STOPPED_SESSIONS_KEPT} sessions that stopped, by tracing
+     * session id, for the control surfaces' report of an ended session. Guarded by itself.
+     */
+    private final Map<Long, Long> stoppedLosses = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > STOPPED_SESSIONS_KEPT;
+        }
+    };
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
 
@@ -130,6 +143,30 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     /** What the own writers of live threads dropped in {@code session} (see {@link OwnedSequences}). */
     long droppedByOpenWriters(ActiveSession session) {
         return owned.droppedByOpenWriters(session);
+    }
+
+    /** Producer thread, at {@code session}'s stop: its final loss, {@code lost} events, for {@link #lostEvents}. */
+    void stopped(ActiveSession session, long lost) {
+        synchronized (stoppedLosses) {
+            stoppedLosses.put(session.tracingSessionId(), lost);
+        }
+    }
+
+    /**
+     * Any thread: events the track_event instance of tracing session {@code tracingSessionId} lost so
+     * far (SMB full, no writer to be had), or -1 when this source serves no such session. While the
+     * session runs, a live figure read from its writers' counters without synchronization, which may
+     * trail them by a few events; once it stopped, the exact count its trace holds ({@link #LOST_EVENTS_TRACK}).
+     */
+    public long lostEvents(long tracingSessionId) {
+        for (ActiveSession s : sessions) {
+            if (s != null && s.tracingSessionId() == tracingSessionId) {
+                return s.lostEventsSoFar(owned.droppedByOpenWriters(s));
+            }
+        }
+        synchronized (stoppedLosses) {
+            return stoppedLosses.getOrDefault(tracingSessionId, -1L);
+        }
     }
 
     /** Producer thread: closes the own sequences of threads that have ended (see {@link OwnedSequences}). */

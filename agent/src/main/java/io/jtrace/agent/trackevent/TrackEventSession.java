@@ -56,7 +56,8 @@ final class TrackEventSession implements DataSourceInstance {
         for (int i = 0; i < pooled.length; i++) {
             pooled[i] = new Sequence(context.newTraceWriter(), 0);
         }
-        session = new ActiveSession(slot, context, filter, new SequencePool(pooled), source.bridge());
+        session = new ActiveSession(slot, config.getTracingSessionId(), context, filter, new SequencePool(pooled),
+                source.bridge());
         source.install(session, Math.max(0, context.smbChunks() / 4));
         reaper = context.every(TrackEventDataSource.REAP_PERIOD_MS, source::reapEndedThreads);
     }
@@ -93,6 +94,7 @@ final class TrackEventSession implements DataSourceInstance {
     /** The session's loss, as a counter in the trace (0 too: "nothing lost" is worth seeing) and in the log. */
     private void reportLoss() {
         long lost = session.lostEvents(source.droppedByOpenWriters(session));
+        source.stopped(session, lost);
         ProcessTrack process = source.process();
         long track = process.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);
         // The SMB may be full right now: retry while the service frees chunks, for up to 1 s.

@@ -37,7 +37,7 @@ class SessionRegistryTest {
         public SessionRequest fromConfig(String traceConfigText, String file) {
             throw new IllegalArgumentException("config");
         }
-    });
+    }, sessionId -> -1);
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     @AfterEach

@@ -138,6 +138,47 @@ class TrackEventManyThreadsTest {
     }
 
     /**
+     * The control surfaces show a session's lost events while it runs: threads writing through their own
+     * writers and through the pool overload the SMB; once they are done, the live figure is what the
+     * trace then reports at stop, and after the stop the source still answers with that count.
+     */
+    @Test
+    void theLiveLostEventsCountIsWhatTheTraceReportsAtStop() throws Exception {
+        long sessionId = 42;
+        try (RecordingContext context = new RecordingContext(dir, 16 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(PROCESS);
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event")
+                    .setTracingSessionId(sessionId).build());
+            instance.start();
+            assertEquals(0, source.lostEvents(sessionId));
+            List<Thread> all = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                Thread t = new Thread(() -> {
+                    for (int j = 0; j < 200; j++) {
+                        TrackEvent.begin(CAT, "live");
+                        TrackEvent.end(CAT);
+                    }
+                }, "live-" + i);
+                all.add(t);
+                t.start();
+            }
+            for (Thread t : all) {
+                t.join();
+            }
+            long live = source.lostEvents(sessionId);
+            context.drain();
+            context.runPeriodicTasks();
+            instance.stop();
+            long inTrace = RecordingContext.lostEventsCounter(context.read(), PROCESS);
+
+            assertTrue(live > 0, "the test must overload the SMB");
+            assertEquals(inTrace, live, "live figure once the threads are done vs the trace's count at stop");
+            assertEquals(inTrace, source.lostEvents(sessionId), "after the stop");
+            assertEquals(-1, source.lostEvents(sessionId + 1), "a session the source never served");
+        }
+    }
+
+    /**
      * A thread that keeps overrunning the SMB, which the service keeps freeing: it loses and regains its
      * chunks over and over. Every event is in the trace, decodable (its sequence's incremental state is
      * valid, as trace_processor checks it), or counted as lost: exactly.
