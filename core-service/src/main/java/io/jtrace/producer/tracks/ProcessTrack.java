@@ -60,7 +60,7 @@ public final class ProcessTrack {
     public static ProcessTrack forCurrentJvm() {
         int pid = (int) ProcessHandle.current().pid();
         String command = System.getProperty("sun.java.command", "");
-        String main = command.isBlank() ? ManagementFactory.getRuntimeMXBean().getName() : command.split(" ", 2)[0];
+        String main = command.isBlank() ? ManagementFactory.getRuntimeMXBean().getName() : mainOf(command);
         List<String> commandLine = new ArrayList<>();
         ProcessHandle.Info info = ProcessHandle.current().info();
         if (info.command().isPresent() && info.arguments().isPresent()) {
@@ -75,6 +75,19 @@ public final class ProcessTrack {
                 + " (" + System.getProperty("java.vm.vendor") + ")";
         return new ProcessTrack(pid, main, commandLine, List.of(jvm),
                 System.nanoTime() ^ Double.doubleToLongBits(Math.random()));
+    }
+
+    /**
+     * What a {@code sun.java.command} runs: its main class or jar; for {@code java App.java}, the source
+     * file, since the source launcher's own main class ({@code jdk.compiler/com.sun.tools.javac.launcher.Main},
+     * {@code SourceLauncher} since JDK 22) says nothing about the application.
+     */
+    static String mainOf(String command) {
+        String[] parts = command.trim().split(" +", 3);
+        if (parts[0].startsWith("jdk.compiler/com.sun.tools.javac.launcher.") && parts.length > 1) {
+            return parts[1];
+        }
+        return parts[0];
     }
 
     public int pid() {

@@ -2,9 +2,12 @@ package io.jtrace.service.output;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A trace file written whole or not at all: into a temporary file beside the target, moved over it by
@@ -47,12 +50,32 @@ public final class WholeTraceFile implements AutoCloseable {
     private static WholeTraceFile create(Path target, boolean open) throws IOException {
         Path absolute = target.toAbsolutePath();
         Files.createDirectories(absolute.getParent());
-        Path temp = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName(), ".partial");
+        Path temp = newTempBeside(absolute);
         try {
             return new WholeTraceFile(absolute, temp, open);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(temp);
             throw e;
+        }
+    }
+
+    /**
+     * A new empty file beside {@code target}, created as any new file is (its mode from the umask), so a
+     * trace written whole gets the same mode as one streamed into its file; Files.createTempFile would
+     * make it owner-only.
+     */
+    private static Path newTempBeside(Path target) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            Path temp = target.resolveSibling("." + target.getFileName() + "."
+                    + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".partial");
+            try {
+                Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+                return temp;
+            } catch (FileAlreadyExistsException e) {
+                if (attempt >= 100) {
+                    throw e;
+                }
+            }
         }
     }
 
@@ -64,7 +87,7 @@ public final class WholeTraceFile implements AutoCloseable {
         return writer;
     }
 
-    /** The temporary file, for a writer other than {@link #writer()}; it exists, empty, mode 0600. */
+    /** The temporary file, for a writer other than {@link #writer()}; it exists, empty. */
     public Path temp() {
         return temp;
     }

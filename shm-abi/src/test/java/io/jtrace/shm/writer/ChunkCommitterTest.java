@@ -305,7 +305,10 @@ class ChunkCommitterTest {
             committer.patch(patch(3, 0));
             committer.patch(new CommitRequest.Patch(3, 0, 8, 0x00808081, true));
             sink.flushAndWait(committer, 2);
-            assertEquals(List.of(List.of("0:0:0"), List.of("patch:3:0", "patch:3:0")), sink.requests);
+            // The committer may take the first patch before the second is queued: one request or two.
+            assertEquals(List.of("0:0:0"), sink.requests.get(0));
+            assertEquals(List.of("patch:3:0", "patch:3:0"),
+                    sink.requests.subList(1, sink.requests.size()).stream().flatMap(List::stream).toList());
         }
     }
 
