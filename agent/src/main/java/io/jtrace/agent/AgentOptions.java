@@ -275,13 +275,23 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         }
     }
 
+    /** Whether the agent has a data source named {@code name}. */
+    static boolean isKnownSource(String name) {
+        return KNOWN_SOURCES.contains(name);
+    }
+
+    /** The agent's data sources, for messages: the default ones, then jvm.jfr. */
+    static String knownSourcesText() {
+        return String.join(", ", DEFAULT_SOURCES) + ", " + JfrDataSource.NAME;
+    }
+
     private static List<String> parseSources(String value) {
         List<String> result = new ArrayList<>();
         for (String s : value.split("\\+")) {
             String name = s.trim();
-            if (!KNOWN_SOURCES.contains(name)) {
+            if (!isKnownSource(name)) {
                 throw new IllegalArgumentException("jtrace option 'sources' names unknown data source '" + name
-                        + "' (known: " + String.join(", ", DEFAULT_SOURCES) + ", " + JfrDataSource.NAME + ")");
+                        + "' (known: " + knownSourcesText() + ")");
             }
             result.add(name);
         }

@@ -35,6 +35,14 @@ final class AgentRequests implements SessionRegistry.RequestParser {
      * config's output_path; the name given wins over its unique_session_name.
      */
     static SessionRequest fromConfig(TraceConfig config, String name, Path file) {
+        for (TraceConfig.DataSource ds : config.getDataSourcesList()) {
+            // The embedded service's only producer is this agent: a name it lacks would trace nothing, silently.
+            String source = ds.getConfig().getName();
+            if (!AgentOptions.isKnownSource(source)) {
+                throw new IllegalArgumentException("the trace config names data source '" + source
+                        + "', which this agent does not have (it has: " + AgentOptions.knownSourcesText() + ")");
+            }
+        }
         Path target = file != null ? file : config.getOutputPath().isEmpty() ? null : Path.of(config.getOutputPath());
         String sessionName = name != null ? name
                 : config.getUniqueSessionName().isEmpty() ? null : config.getUniqueSessionName();

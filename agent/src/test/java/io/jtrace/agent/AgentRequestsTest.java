@@ -42,6 +42,13 @@ class AgentRequestsTest {
     }
 
     @Test
+    void aConfigNamingADataSourceTheAgentLacksIsRefusedNamingThoseItHas() {
+        String message = assertThrows(IllegalArgumentException.class, () -> requests.fromConfig(
+                "buffers { size_kb: 1024 } data_sources { config { name: \"track_evnt\" } }", "")).getMessage();
+        assertTrue(message.contains("'track_evnt'") && message.contains("track_event, jvm.gc"), message);
+    }
+
+    @Test
     void theConfigOptionReadsATextConfigFile() throws Exception {
         Path config = dir.resolve("c.pbtxt");
         Files.writeString(config, "buffers { size_kb: 2048 }\ndata_sources { config { name: \"track_event\" } }\n");
