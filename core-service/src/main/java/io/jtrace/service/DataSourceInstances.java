@@ -78,6 +78,7 @@ final class DataSourceInstances {
         DataSourceConfig instanceConfig = ds.getConfig().toBuilder()
                 .setTargetBuffer(globalBuffer)
                 .setTracingSessionId(session.id)
+                .setTargetBufferOverwrites(session.overwritingBuffers.contains(globalBuffer))
                 .build();
         DataSourceDescriptor descriptor = producer.dataSources.get(instanceConfig.getName());
         TracingSession.Instance instance = new TracingSession.Instance(instanceId, producer.id, descriptor);

@@ -115,6 +115,9 @@ final class SessionLifecycle {
             buffers.put(bufferId, new TraceBuffer(b.getSizeKb() * 1024L, policy));
             bufferOwners.put(bufferId, session);
             session.bufferIds.add(bufferId);
+            if (policy == TraceBuffer.Policy.RING && file == null) {
+                session.overwritingBuffers.add(bufferId);
+            }
         }
         session.ringTurnover = RingTurnover.of(session, session.bufferIds, buffers);
         totalBufferBytes += requested;

@@ -6,8 +6,10 @@ import io.jtrace.service.clock.ClockSnapshotSchedule;
 import io.jtrace.service.output.TraceFileWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
@@ -49,6 +51,8 @@ final class TracingSession {
     final TraceConfig config;
     /** Global buffer ids, in the order of {@code config.buffers}. */
     final List<Integer> bufferIds = new ArrayList<>();
+    /** Of {@link #bufferIds}, the rings that overwrite chunks nobody read: all of them unless it streams into a file. */
+    final Set<Integer> overwritingBuffers = new HashSet<>();
     final List<Instance> instances = new ArrayList<>();
     final Map<Long, PendingFlush> pendingFlushes = new HashMap<>();
     final ClockSnapshot startClocks;

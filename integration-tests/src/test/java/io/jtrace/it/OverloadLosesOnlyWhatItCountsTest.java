@@ -97,8 +97,10 @@ class OverloadLosesOnlyWhatItCountsTest {
      * The same flood into a session kept in a 1 MiB ring (written at stop): the ring turns many times,
      * overwriting each sequence's interned names again and again. The file must still hold only events
      * that decode with their names; the service counts the overwritten chunks and the packets it left out
-     * because their names went with them, and asks the writers to intern again every eighth of a turn, so
-     * most of what the ring kept decodes (a fixed 5 s re-intern period left none of it decodable).
+     * because their names went with them. Each chunk of a ring session opens with its sequence's
+     * incremental state, so of what the ring kept at most the event that opened each sequence's oldest
+     * chunk is left out (a fixed 5 s re-intern period left none of it decodable; clears asked for by the
+     * service every eighth of a turn came too late under this flood, leaving out most of it).
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
@@ -122,7 +124,8 @@ class OverloadLosesOnlyWhatItCountsTest {
                 () -> assertEquals(0, decoder.packetsWithoutSequenceId(), "packets without trusted_packet_sequence_id"),
                 () -> assertEquals(List.of(), flood.malformed, "slices with a name or category the workload never used"),
                 () -> assertTrue(overwritten > 0, "the ring turned (else this test proves nothing)"),
-                () -> assertTrue(2 * flood.slices > leftOut, "most of what the ring kept decodes"));
+                () -> assertTrue(flood.slices > 0, "slices in the file"),
+                () -> assertTrue(leftOut <= 2L * THREADS, "at most one event per sequence's oldest chunk left out"));
     }
 
     /** stderr's lines, each cut before its parenthesised detail. */

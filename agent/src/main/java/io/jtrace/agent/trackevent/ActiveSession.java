@@ -3,6 +3,7 @@ package io.jtrace.agent.trackevent;
 import io.jtrace.api.AgentBridge;
 import io.jtrace.api.AsyncTrack;
 import io.jtrace.producer.DataSourceContext;
+import io.jtrace.shm.writer.TraceWriter;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -13,6 +14,8 @@ final class ActiveSession {
     private final int slot;
     /** The service's id of the session this instance serves (DataSourceConfig.tracing_session_id). */
     private final long tracingSessionId;
+    /** Its buffer overwrites chunks nobody read: every chunk must open with its sequence's incremental state. */
+    private final boolean restartEachChunk;
     private final DataSourceContext context;
     private final CategoryFilter filter;
     private final SequencePool pool;
@@ -33,10 +36,11 @@ final class ActiveSession {
     private volatile int generation;
     private final AgentBridge bridge;
 
-    ActiveSession(int slot, long tracingSessionId, DataSourceContext context, CategoryFilter filter, SequencePool pool,
-                  AgentBridge bridge) {
+    ActiveSession(int slot, long tracingSessionId, boolean restartEachChunk, DataSourceContext context,
+                  CategoryFilter filter, SequencePool pool, AgentBridge bridge) {
         this.slot = slot;
         this.tracingSessionId = tracingSessionId;
+        this.restartEachChunk = restartEachChunk;
         this.bridge = bridge;
         this.context = context;
         this.filter = filter;
@@ -54,6 +58,17 @@ final class ActiveSession {
 
     DataSourceContext context() {
         return context;
+    }
+
+    /** A writer for one of the session's sequences (see {@link TraceWriter#restartEachChunk}). */
+    TraceWriter newWriter() {
+        return newWriter(context, restartEachChunk);
+    }
+
+    static TraceWriter newWriter(DataSourceContext context, boolean restartEachChunk) {
+        TraceWriter writer = context.newTraceWriter();
+        writer.restartEachChunk(restartEachChunk);
+        return writer;
     }
 
     CategoryFilter filter() {

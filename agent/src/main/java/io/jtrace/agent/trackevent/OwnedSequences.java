@@ -46,7 +46,7 @@ final class OwnedSequences {
         }
         TraceWriter writer;
         try {
-            writer = session.context().newTraceWriter();
+            writer = session.newWriter();
         } catch (RuntimeException e) {
             open.decrementAndGet();
             throw e;

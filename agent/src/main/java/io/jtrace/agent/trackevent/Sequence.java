@@ -36,6 +36,12 @@ final class Sequence {
     int generation = -1;
     /** The writer's drop count when this sequence's incremental state was last written. */
     long drops;
+    /**
+     * The writer's {@link TraceWriter#restartEpoch} once this sequence's incremental state was last
+     * written whole; -1 while it is being written (a restart that lost packets leaves it so, and the
+     * next event restarts again).
+     */
+    long restartEpoch = -1;
     /** The sequence's incremental clock: the last timestamp written on it (CLOCK_MONOTONIC ns). */
     private long clock;
     private final HashMap<String, Integer> nameIids = new HashMap<>();
@@ -72,7 +78,7 @@ final class Sequence {
 
     /** Whether the next event must first start the sequence's incremental state over. */
     boolean needsRestart(int sessionGeneration) {
-        return generation != sessionGeneration || drops != writer.droppedPackets();
+        return generation != sessionGeneration || restartEpoch != writer.restartEpoch();
     }
 
     /**
@@ -190,5 +196,15 @@ final class Sequence {
         nextCategoryIid = 1;
         generation = sessionGeneration;
         drops = writer.droppedPackets();
+        restartEpoch = -1;
+    }
+
+    /**
+     * The header written by the restart that {@link #clearIncrementalState} began reached the SMB whole:
+     * until the writer's epoch moves again, no event needs another. Read after the header, so a header
+     * that had to take a new chunk (and moved the epoch) opens that chunk and needs no second one.
+     */
+    void restarted() {
+        restartEpoch = writer.restartEpoch();
     }
 }

@@ -39,7 +39,7 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
     private final ChunkArbiter arbiter;
     private final List<TraceWriter> writers = new CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<CommitRequest> commits = new ConcurrentLinkedQueue<>();
-    private final TraceBuffer buffer = new TraceBuffer(16L * 1024 * 1024, TraceBuffer.Policy.DISCARD);
+    private final TraceBuffer buffer;
     private volatile CountDownLatch flushed;
     private final List<Runnable> periodicTasks = new CopyOnWriteArrayList<>();
     /** Sequence ids as the service hands them out: a new one for a writer id after its retirement. */
@@ -69,6 +69,12 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
     };
 
     public RecordingContext(Path dir, int smbSize) throws Exception {
+        this(dir, smbSize, new TraceBuffer(16L * 1024 * 1024, TraceBuffer.Policy.DISCARD));
+    }
+
+    /** Drains into {@code buffer}, such as a small ring that overwrites what is not read. */
+    public RecordingContext(Path dir, int smbSize, TraceBuffer buffer) throws Exception {
+        this.buffer = buffer;
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, smbSize, 4096);
         abi = new SharedMemoryAbi(smb);
         committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {

@@ -10,6 +10,7 @@ import io.jtrace.producer.DataSourceInstance;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.EventName;
 import io.jtrace.protos.TracePacket;
+import io.jtrace.service.buffer.TraceBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A thread's sequence must stay decodable when earlier packets are gone: after the service asks for
- * it, and after the writer itself dropped packets, the sequence starts its incremental state over
- * (sequence header, thread descriptor, names interned again).
+ * it, after the writer itself dropped packets, and at every chunk of a buffer that overwrites chunks
+ * nobody read, the sequence starts its incremental state over (sequence header, thread descriptor,
+ * names interned again).
  */
 class TrackEventIncrementalStateTest {
     private static final Category CAT = Category.of("incremental-test");
@@ -105,6 +107,51 @@ class TrackEventIncrementalStateTest {
             long lost = RecordingContext.lostEventsCounter(packets, PROCESS);
             assertTrue(lost >= 2000, "lost " + lost);
             assertEquals(2 * slices, events + lost, "every begin and end is in the trace or counted as lost");
+        }
+    }
+
+    /**
+     * One thread's slices, four names in turn, into a 32 KiB ring drained every 500 slices: the ring
+     * keeps its last eight chunks or so. Told that its buffer overwrites, the writer opens each chunk
+     * with the sequence's header and names, so everything the ring kept decodes but (at most) the event
+     * that opened its oldest chunk; told nothing, only the first chunk had the names, and the service
+     * leaves out, counted, nearly everything the ring kept.
+     */
+    @Test
+    void inABufferThatOverwritesEveryChunkOpensWithTheSequencesIncrementalState() throws Exception {
+        RingRun selfContained = ringRun(true);
+        assertTrue(selfContained.packetsLeftOut() <= 1, "left out: " + selfContained.packetsLeftOut());
+        assertEquals(List.of(), undecodable(selfContained.sequence()));
+        assertTrue(selfContained.begins() > 300, "slices the ring kept: " + selfContained.begins());
+
+        RingRun plain = ringRun(false);
+        assertTrue(plain.packetsLeftOut() > 10L * plain.begins(),
+                "without it the names went with the first chunk: " + plain.packetsLeftOut() + " left out, "
+                        + plain.begins() + " slices kept");
+    }
+
+    private record RingRun(List<TracePacket> sequence, long begins, long packetsLeftOut) {}
+
+    private RingRun ringRun(boolean overwrites) throws Exception {
+        TraceBuffer ring = new TraceBuffer(32 * 1024, TraceBuffer.Policy.RING);
+        try (RecordingContext context = new RecordingContext(dir, 1 << 20, ring)) {
+            TrackEventDataSource source = new TrackEventDataSource(PROCESS);
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event")
+                    .setTargetBufferOverwrites(overwrites).build());
+            instance.start();
+            String[] names = {"a", "b", "c", "d"};
+            for (int i = 0; i < 20_000; i++) {
+                slice(names[i & 3]);
+                if (i % 500 == 499) {
+                    context.drain();
+                }
+            }
+            instance.stop();
+            List<TracePacket> packets = context.read();
+            long begins = count(packets, p -> p.hasTrackEvent()
+                    && p.getTrackEvent().getType() == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN);
+            List<TracePacket> sequence = begins == 0 ? List.of() : threadSequence(packets);
+            return new RingRun(sequence, begins, ring.counters().packetsWithoutIncrementalState());
         }
     }
 

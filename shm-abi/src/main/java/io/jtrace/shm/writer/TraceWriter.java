@@ -89,6 +89,13 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private ByteBuffer scratch;
     private long droppedPackets;
     private long packetsWritten;
+    /**
+     * Moves whenever a reader may lack what this writer wrote before: at every drop, and, for a writer
+     * whose chunks a ring may overwrite one by one ({@link #restartEachChunk}), at every chunk it takes.
+     * A sequence with incremental state compares it with its value at its last restart.
+     */
+    private long restartEpoch;
+    private boolean restartEachChunk;
 
     public TraceWriter(ChunkArbiter arbiter, int targetBuffer) {
         this(arbiter, targetBuffer, SmbFullPolicy.DROP);
@@ -133,6 +140,21 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** Packets this writer had to drop because the SMB was full. */
     public long droppedPackets() {
         return droppedPackets;
+    }
+
+    /** See {@link #restartEpoch}: moves at every drop and, if {@link #restartEachChunk}, at every new chunk. */
+    public long restartEpoch() {
+        return restartEpoch;
+    }
+
+    /**
+     * The writer's chunks go to a buffer that overwrites its oldest chunks before anyone reads them (a
+     * ring not streamed into a file): any chunk may be the first one a reader gets of this sequence, so
+     * {@link #restartEpoch} moves at each, and a sequence with incremental state writes it again at the
+     * start of each chunk. Owner thread, before the first packet.
+     */
+    public void restartEachChunk(boolean on) {
+        restartEachChunk = on;
     }
 
     public long packetsWritten() {
@@ -418,6 +440,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         chunkOffset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
         chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
         chunkId = nextChunkId++;
+        if (restartEachChunk) {
+            restartEpoch++;
+        }
         chunkFlags = ChunkHeader.FLAG_FILE_FRAMED | (continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0);
         packetCount = 0;
         committedEnd = chunkOffset + ChunkHeader.SIZE;
@@ -446,6 +471,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     private void recordDrop() {
         droppedPackets++;
+        restartEpoch++;
         dropPending = true;
     }
 
