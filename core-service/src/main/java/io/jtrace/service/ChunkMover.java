@@ -92,10 +92,11 @@ final class ChunkMover {
         int targetBuffer = request.targetBuffer(i);
         SharedMemoryAbi abi = producer.abi;
         TraceBuffer buffer = bufferFor(producer, targetBuffer);
+        TracingSession owner = buffer == null ? null : bufferOwners.get(targetBuffer);
         if (buffer != null) {
             // Before the chunk is taken, so whatever the drain does, no chunk stays BEING_READ; a chunk is
             // at most a page.
-            makeRoom(producer, request, buffer, bufferOwners.get(targetBuffer), abi.pageSize());
+            makeRoom(producer, request, buffer, owner, abi.pageSize());
         }
         if (page < 0 || page >= abi.pageCount() || !abi.tryAcquireChunkForReading(page, chunk)) {
             violation(targetBuffer);
@@ -104,6 +105,7 @@ final class ChunkMover {
         // The successful CAS to BEING_READ fixed the page layout (a page with a busy chunk is never
         // repartitioned) and, being a volatile access, made the producer's writes visible.
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+        boolean stored = false;
         if (buffer != null) {
             int payloadEnd = -1;
             int stampedSequenceId = 0;
@@ -115,11 +117,10 @@ final class ChunkMover {
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
             // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-            buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+            stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
         }
         abi.releaseChunkAsFree(page, chunk);
-        TracingSession owner = buffer == null ? null : bufferOwners.get(targetBuffer);
-        if (owner != null && owner.ringTurnover != null && owner.ringTurnover.stored(layout.chunkSize(abi.pageSize()))) {
+        if (stored && owner.ringTurnover != null && owner.ringTurnover.stored(layout.chunkSize(abi.pageSize()))) {
             clearIncrementalState.accept(owner);
         }
     }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A session kept in a ring buffer asks its data sources to clear their incremental state each time a
- * quarter of its ring has been written, so whatever window the ring keeps at the end holds a clear of
+ * A session kept in a ring buffer asks its data sources to clear their incremental state each time
+ * {@link RingTurnover#CLEARS_PER_TURN one eighth} of its ring has been written, so whatever window the ring keeps at the end holds a clear of
  * every active sequence (without one, trace_processor could decode none of that sequence's packets
  * before it). A session streaming into a file never overwrites unread chunks and asks for none.
  */
@@ -32,8 +32,8 @@ class RingTurnoverTest {
     private static final int WRITER = 1;
     private static final int PAGE = 4096;
     private static final int BUFFER_KB = 64;
-    /** Whole-page chunks (a page less its header) that make a quarter of the ring: five. */
-    private static final int CHUNKS_PER_QUARTER =
+    /** Whole-page chunks (a page less its header) that make an eighth of the ring: three. */
+    private static final int CHUNKS_PER_CLEAR =
             (BUFFER_KB * 1024 / RingTurnover.CLEARS_PER_TURN + PageLayout.DIV1.chunkSize(PAGE) - 1)
                     / PageLayout.DIV1.chunkSize(PAGE);
 
@@ -46,19 +46,19 @@ class RingTurnoverTest {
     private int nextChunkId;
 
     @Test
-    void aRingSessionAsksForAClearOnceAQuarterOfItsRingHasBeenWritten() throws Exception {
+    void aRingSessionAsksForAClearOnceAnEighthOfItsRingHasBeenWritten() throws Exception {
         Session s = session(b -> b);
-        commitChunks(s, CHUNKS_PER_QUARTER - 1);
+        commitChunks(s, CHUNKS_PER_CLEAR - 1);
         await(s.consumer.flush(5000));
-        assertEquals(0, s.producer.clears.get(), "less than a quarter of the ring");
+        assertEquals(0, s.producer.clears.get(), "less than an eighth of the ring");
 
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RingTurnover.MIN_INTERVAL_NANOS) + 5);
         commitChunks(s, 1);
         await(s.consumer.flush(5000));
-        assertEquals(1, s.producer.clears.get(), "the last chunk completes the quarter");
+        assertEquals(1, s.producer.clears.get(), "the last chunk completes the eighth");
 
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RingTurnover.MIN_INTERVAL_NANOS) + 5);
-        commitChunks(s, CHUNKS_PER_QUARTER - 1);
+        commitChunks(s, CHUNKS_PER_CLEAR - 1);
         await(s.consumer.flush(5000));
         assertEquals(1, s.producer.clears.get(), "the count starts again after a clear");
         commitChunks(s, 1);
@@ -71,8 +71,8 @@ class RingTurnoverTest {
         Session s = session(b -> b);
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RingTurnover.MIN_INTERVAL_NANOS) + 5);
         long start = System.nanoTime();
-        // Twelve quarters of the ring in one commit: they arrive within the minimum interval of each other.
-        commitChunks(s, 12 * CHUNKS_PER_QUARTER);
+        // Twelve eighths of the ring in one commit: they arrive within the minimum interval of each other.
+        commitChunks(s, 12 * CHUNKS_PER_CLEAR);
         await(s.consumer.flush(5000));
         long elapsedIntervals = (System.nanoTime() - start) / RingTurnover.MIN_INTERVAL_NANOS;
         int clears = s.producer.clears.get();

@@ -263,11 +263,12 @@ final class ChunkPacketReader {
     }
 
     /**
-     * Of a packet on a sequence that lost data and has not cleared its incremental state since: whether
-     * trace_processor could decode it. A packet that clears the state ends the wait; one that needs the
-     * lost state is counted and left out, and the loss stays pending for the next packet that goes out
-     * (trace_processor would skip it with packet_skipped_seq_needs_incremental_state_invalid, so a file
-     * holding it would only carry bytes nobody can read). Packets that need no state go out as they are.
+     * Of a packet on a sequence that has not cleared its incremental state since it began or since it
+     * lost data: whether trace_processor could decode it. A packet that clears the state ends the wait;
+     * one that needs the state is counted and left out, and a loss stays pending for the next packet that
+     * goes out (trace_processor would skip it with packet_skipped_seq_needs_incremental_state_invalid,
+     * so a file holding it would only carry bytes nobody can read). Packets that need no state go out as
+     * they are. A jtrace sequence opens with a clear, so only its first packet is walked for this.
      */
     private boolean hasIncrementalState(byte[] data, int start, int size, SequenceState seq) {
         int flags = SequenceFlags.of(data, start, size);

@@ -1,29 +1,39 @@
 package io.jtrace.service.buffer;
 
 /**
- * Reads a packet's {@code sequence_flags} the way trace_processor does, for the read-out of a sequence
- * that lost data: after a loss trace_processor skips every packet flagged NEEDS_INCREMENTAL_STATE until
- * one flagged INCREMENTAL_STATE_CLEARED (or carrying the older {@code incremental_state_cleared = 41}),
- * so the service must know which packets those are to keep them out of the file.
+ * Reads what trace_processor reads of a packet to decide whether it needs its sequence's incremental
+ * state: after a loss (and before a sequence's first clear) trace_processor skips every packet flagged
+ * NEEDS_INCREMENTAL_STATE until one flagged INCREMENTAL_STATE_CLEARED (or carrying the older
+ * {@code incremental_state_cleared = 41}), except packets it handles before that check (a clock
+ * snapshot, a service event, an extension descriptor, a remote clock sync). The service must know
+ * which packets those are to keep them out of the file.
  */
 final class SequenceFlags {
     static final int INCREMENTAL_STATE_CLEARED = 1;
     static final int NEEDS_INCREMENTAL_STATE = 2;
 
+    private static final int CLOCK_SNAPSHOT_FIELD = 6;
     private static final int SEQUENCE_FLAGS_FIELD = 13;
     private static final int LEGACY_INCREMENTAL_STATE_CLEARED_FIELD = 41;
+    private static final int SERVICE_EVENT_FIELD = 69;
+    private static final int EXTENSION_DESCRIPTOR_FIELD = 72;
+    private static final int REMOTE_CLOCK_SYNC_FIELD = 107;
 
     private SequenceFlags() {}
 
     /**
-     * The flags of the packet in {@code [start, start + size)}, with the legacy cleared field folded into
-     * {@link #INCREMENTAL_STATE_CLEARED}; 0 for a packet that has none or cannot be walked (the service
-     * then keeps it, as trace_processor would not skip it for its flags either).
+     * The flags of the packet in {@code [start, start + size)} as trace_processor sees them: the last
+     * {@code sequence_flags} (a non-repeated field's last occurrence wins), with the last legacy cleared
+     * field folded into {@link #INCREMENTAL_STATE_CLEARED}; NEEDS_INCREMENTAL_STATE taken away from a
+     * packet trace_processor reads before it looks at that flag. 0 for a packet that cannot be walked
+     * (the service keeps it: trace_processor would not skip it for its flags either).
      */
     static int of(byte[] data, int start, int size) {
         int pos = start;
         int end = start + size;
         int flags = 0;
+        boolean legacyCleared = false;
+        boolean readFirst = false;
         while (pos < end) {
             long tagAndLength = Varints.read(data, pos, end);
             if (tagAndLength < 0) {
@@ -40,8 +50,11 @@ final class SequenceFlags {
                             return 0;
                         }
                         pos += (int) (value >>> 32);
-                        int v = (int) value;
-                        flags |= field == SEQUENCE_FLAGS_FIELD ? v : (v != 0 ? INCREMENTAL_STATE_CLEARED : 0);
+                        if (field == SEQUENCE_FLAGS_FIELD) {
+                            flags = (int) value;
+                        } else {
+                            legacyCleared = (int) value != 0;
+                        }
                     } else {
                         pos = Varints.skip(data, pos, end);
                     }
@@ -53,6 +66,8 @@ final class SequenceFlags {
                         return 0;
                     }
                     pos += (int) (length >>> 32) + (int) length;
+                    readFirst |= field == CLOCK_SNAPSHOT_FIELD || field == SERVICE_EVENT_FIELD
+                            || field == EXTENSION_DESCRIPTOR_FIELD || field == REMOTE_CLOCK_SYNC_FIELD;
                 }
                 case 5 -> pos += 4;
                 default -> {
@@ -63,6 +78,9 @@ final class SequenceFlags {
                 return 0;
             }
         }
-        return flags;
+        if (legacyCleared) {
+            flags |= INCREMENTAL_STATE_CLEARED;
+        }
+        return readFirst ? flags & ~NEEDS_INCREMENTAL_STATE : flags;
     }
 }

@@ -18,10 +18,13 @@ final class SequenceState {
     long nextOrdinal = -1;
     boolean lossPending;
     /**
-     * Set by a loss, cleared by a packet flagged INCREMENTAL_STATE_CLEARED: until then the packets that
-     * need incremental state cannot be decoded (their interned names or clock base went with the loss).
+     * Set at first and by every loss, cleared by a packet flagged INCREMENTAL_STATE_CLEARED: until then
+     * the packets that need incremental state cannot be decoded (their interned names or clock base are
+     * not in the trace, or went with the loss). As in trace_processor, a sequence starts out waiting: its
+     * first packets may have been lost without a trace (a scrape torn by the writer, a writer id reused);
+     * only a trusted writer's sequence read from its chunk 0 starts without (see TraceBuffer#readSequence).
      */
-    boolean awaitingIncrementalState;
+    boolean awaitingIncrementalState = true;
     boolean firstPacketEmitted;
     /** trusted_packet_sequence_id, fixed on first read or at retirement; 0 until then. */
     int sequenceId;

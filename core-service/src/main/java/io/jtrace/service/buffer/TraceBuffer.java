@@ -460,6 +460,12 @@ public final class TraceBuffer {
             if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
                 break;
             }
+            if (seq.nextOrdinal < 0 && trusted && chunk.chunkId == 0) {
+                // A trusted writer (this process's) opens its sequence in its chunk 0, with a clear when it
+                // has incremental state: read from there, the sequence lacks nothing, and its packets keep
+                // the read-out's fast path. Any other sequence waits for a clear, as trace_processor does.
+                seq.awaitingIncrementalState = false;
+            }
             if (seq.takeLossesBefore(chunk.ordinal) || gap) {
                 seq.lossPending = true;
                 seq.pendingFragment = null;

@@ -1,7 +1,6 @@
 package io.jtrace.service.buffer;
 
 import static io.jtrace.service.buffer.BufferTesting.CHUNK_BYTES;
-import static io.jtrace.service.buffer.BufferTesting.PRODUCER;
 import static io.jtrace.service.buffer.BufferTesting.TRUSTED_IDENTITY;
 import static io.jtrace.service.buffer.BufferTesting.commitPadded;
 import static io.jtrace.service.buffer.BufferTesting.dropMarked;
@@ -112,12 +111,70 @@ class IncrementalStateAfterLossTest {
     }
 
     @Test
-    void aSequenceThatLostNothingKeepsEveryPacket() {
+    void aSequenceThatOpensWithAClearAndLosesNothingKeepsEveryPacket() {
         TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
-        commitPadded(buffer, PRODUCER, 0, ChunkPayload.chunk().packet(flagged("n0", NEEDS)).packet(flagged("p0", 0)));
+        commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(flagged("c0", CLEARED)).packet(flagged("n0", NEEDS))
+                .packet(flagged("p0", 0)));
 
-        assertEquals(List.of("n0", "p0"), names(BufferTesting.read(buffer, true).packets()));
+        assertEquals(List.of("c0", "n0", "p0"), names(BufferTesting.read(buffer, true).packets()));
         assertEquals(0, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    /**
+     * trace_processor starts every sequence without incremental state: a sequence whose first chunks
+     * never reached the buffer (no loss the buffer could see) keeps nothing that needs state before its
+     * first clear.
+     */
+    @Test
+    void aSequenceKeepsNothingThatNeedsStateBeforeItsFirstClear() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(buffer, 1, 5, ChunkPayload.chunk().packet(flagged("n0", NEEDS)).packet(flagged("p0", 0))
+                .packet(flagged("n1", NEEDS)).packet(flagged("c1", CLEARED)).packet(flagged("n2", NEEDS)));
+
+        assertEquals(List.of("p0", "c1", "n2"), names(BufferTesting.read(buffer, true).packets()));
+        assertEquals(2, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    /**
+     * A trusted writer (this process's) opens its sequence in chunk 0: read from there, nothing is missing
+     * and its packets keep the fast path. One whose first stored chunk is a later one lost its start.
+     */
+    @Test
+    void aTrustedSequenceReadFromItsChunkZeroLacksNothingButOneMissingItsStartWaitsForAClear() {
+        TraceBuffer whole = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(whole, 1, 0, ChunkPayload.fileFramedChunk().packet(flagged("n0", NEEDS)).packet(flagged("n1", NEEDS)));
+        assertEquals(List.of("n0", "n1"), names(readTrusted(whole)));
+        assertEquals(0, stats(whole).getPacketsWithoutIncrementalState());
+
+        TraceBuffer headless = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(headless, 1, 3, ChunkPayload.fileFramedChunk().packet(flagged("n0", NEEDS))
+                .packet(flagged("c0", CLEARED)).packet(flagged("n1", NEEDS)));
+        assertEquals(List.of("c0", "n1"), names(readTrusted(headless)));
+        assertEquals(1, stats(headless).getPacketsWithoutIncrementalState());
+    }
+
+    /** Packets trace_processor reads before it looks at their flags are kept whatever their flags say. */
+    @Test
+    void aClockSnapshotIsKeptEvenWhenFlaggedAsNeedingState() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        TracePacket snapshot = TracePacket.newBuilder().setSequenceFlags(NEEDS).setClockSnapshot(
+                io.jtrace.protos.ClockSnapshot.newBuilder().addClocks(io.jtrace.protos.ClockSnapshot.Clock.newBuilder()
+                        .setClockId(6).setTimestamp(1))).build();
+        commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(snapshot).packet(flagged("n0", NEEDS)));
+
+        List<TracePacket> packets = BufferTesting.read(buffer, true).packets();
+        assertEquals(1, packets.size());
+        assertTrue(packets.get(0).hasClockSnapshot());
+        assertEquals(1, stats(buffer).getPacketsWithoutIncrementalState(), "n0: no clear yet");
+    }
+
+    /** A non-repeated field's last occurrence wins, in trace_processor as in any protobuf reader. */
+    @Test
+    void theLastSequenceFlagsOfAPacketAreTheOnesThatCount() {
+        byte[] clearedThenNeeds = {0x68, 1, 0x68, 2};
+        assertEquals(NEEDS, SequenceFlags.of(clearedThenNeeds, 0, clearedThenNeeds.length));
+        byte[] legacyClearedThenNot = {(byte) 0xC8, 0x02, 1, (byte) 0xC8, 0x02, 0, 0x68, 2};
+        assertEquals(NEEDS, SequenceFlags.of(legacyClearedThenNot, 0, legacyClearedThenNot.length));
     }
 
     @Test
