@@ -135,6 +135,19 @@ final class BufferTesting {
         return new Read(raw, packets);
     }
 
+    /** Everything stored, read as after the session ended with {@code identity}, each packet parsed. */
+    static List<TracePacket> readAllWith(TraceBuffer buffer, SequenceIdentity identity) {
+        List<TracePacket> packets = new ArrayList<>();
+        buffer.readAll(identity, PacketSink.joined((bytes, offset, length) -> {
+            try {
+                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
+            } catch (InvalidProtocolBufferException e) {
+                throw new AssertionError(e);
+            }
+        }), true);
+        return packets;
+    }
+
     static List<String> names(List<TracePacket> packets) {
         return packets.stream().map(p -> p.getTrackEvent().getName()).collect(Collectors.toList());
     }

@@ -10,16 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * After a sequence loses data, trace_processor skips its packets that need incremental state until one
@@ -44,15 +42,7 @@ class IncrementalStateAfterLossTest {
 
     /** Everything stored, read as after the session ended, with a trusted (in-process) producer's identity. */
     private static List<TracePacket> readTrusted(TraceBuffer buffer) {
-        List<TracePacket> packets = new ArrayList<>();
-        buffer.readAll(TRUSTED_IDENTITY, PacketSink.joined((bytes, offset, length) -> {
-            try {
-                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
-            } catch (InvalidProtocolBufferException e) {
-                throw new AssertionError(e);
-            }
-        }), true);
-        return packets;
+        return BufferTesting.readAllWith(buffer, TRUSTED_IDENTITY);
     }
 
     private static List<TracePacket> read(TraceBuffer buffer, boolean trusted) {

@@ -159,14 +159,7 @@ class TraceBufferTest {
         assertTrue(commit(buffer, 3, 1, chunkOf("new-1")));
         assertEquals(2, buffer.sequenceCount());
 
-        List<TracePacket> packets = new ArrayList<>();
-        buffer.readAll(registry, PacketSink.joined((bytes, offset, length) -> {
-            try {
-                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
-            } catch (InvalidProtocolBufferException e) {
-                throw new AssertionError(e);
-            }
-        }), true);
+        List<TracePacket> packets = BufferTesting.readAllWith(buffer, registry);
 
         assertEquals(List.of("old-0", "old-1", "new-0", "new-1"), names(packets));
         assertEquals(List.of(100, 100, 101, 101), packets.stream().map(TracePacket::getTrustedPacketSequenceId).toList());

@@ -71,17 +71,6 @@ class TrustedReadOutTest {
         return Files.readAllBytes(file);
     }
 
-    private static List<TracePacket> readJoined(TraceBuffer buffer, SequenceIdentity identity) {
-        List<TracePacket> packets = new ArrayList<>();
-        buffer.readAll(identity, PacketSink.joined((bytes, offset, length) -> {
-            try {
-                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-        }), true);
-        return packets;
-    }
 
     @Test
     void aTrustedProducersChunksReachTheFileByteForByteAsAnUntrustedProducersDo() throws IOException {
@@ -100,7 +89,7 @@ class TrustedReadOutTest {
 
     @Test
     void aTrustedProducersPacketsReachAnyOtherSinkAsTheyReachTheFile() throws IOException {
-        List<TracePacket> joined = readJoined(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED);
+        List<TracePacket> joined = BufferTesting.readAllWith(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED);
         byte[] file = readIntoFile(filled(TrustedReadOutTest::commitEveryKindOfChunk), TRUSTED, "trusted.pftrace");
 
         assertEquals(Trace.parseFrom(file).getPacketList(), joined);
