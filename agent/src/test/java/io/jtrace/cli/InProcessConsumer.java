@@ -9,6 +9,7 @@ import io.jtrace.service.ConsumerEndpoint;
 import io.jtrace.service.ProcessIdentity;
 import io.jtrace.service.TracingService;
 import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.port.ServiceStateProtos;
 import io.jtrace.service.status.BufferStatus;
 import io.jtrace.service.status.SessionStatus;
 import java.util.Arrays;
@@ -118,7 +119,7 @@ public final class InProcessConsumer implements TracingConsumer {
 
     @Override
     public CompletableFuture<TracingServiceState> serviceState() {
-        return CompletableFuture.failedFuture(new TracingException("not served by the in-process test consumer"));
+        return service.status().thenApply(ServiceStateProtos::of);
     }
 
     @Override

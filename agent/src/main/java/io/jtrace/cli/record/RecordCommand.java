@@ -5,13 +5,20 @@ import io.jtrace.cli.attach.TargetJvm;
 import io.jtrace.cli.attach.UnreachableException;
 import io.jtrace.consumer.TracingConsumer;
 import io.jtrace.ipc.SocketPaths;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TracingServiceState;
 import io.jtrace.service.output.WholeTraceFile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code jtrace record}: records a trace through a tracing service's consumer socket — a JVM's own
@@ -118,6 +125,41 @@ public final class RecordCommand {
         return record(options, consumer, false);
     }
 
+    /**
+     * A config naming a data source no connected producer has (a misspelling, a JVM not attached yet)
+     * records nothing from it: like Perfetto's, the service takes it, since a producer may still connect,
+     * so the command says so. Quiet when the service cannot tell.
+     */
+    private void warnAboutSourcesNoProducerHas(TraceConfig config, TracingConsumer consumer) {
+        TracingServiceState state;
+        try {
+            state = consumer.serviceState().get(SERVICE_STATE_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        Set<String> registered = new TreeSet<>();
+        for (TracingServiceState.DataSource ds : state.getDataSourcesList()) {
+            registered.add(ds.getDsDescriptor().getName());
+        }
+        Set<String> missing = new LinkedHashSet<>();
+        for (TraceConfig.DataSource ds : config.getDataSourcesList()) {
+            if (!registered.contains(ds.getConfig().getName())) {
+                missing.add("'" + ds.getConfig().getName() + "'");
+            }
+        }
+        if (!missing.isEmpty()) {
+            err.println("jtrace record: warning: no producer connected to the service has data source "
+                    + String.join(", ", missing) + " (they have: "
+                    + (registered.isEmpty() ? "none" : String.join(", ", registered))
+                    + "); nothing is recorded from it unless one connects");
+        }
+    }
+
+    private static final long SERVICE_STATE_WAIT_MS = 5_000;
+
     /** What {@link #record(RecordOptions, TracingConsumer, boolean)} returns when the service would not write the file. */
     private static final int REFUSED_FILE_WRITING = -1;
 
@@ -128,6 +170,7 @@ public final class RecordCommand {
                     new ProgressLine(err, terminal, quietMillis));
             if (serviceWrites) {
                 // Once, on the first try: the output can be written; a fall-back to reading goes on quietly.
+                warnAboutSourcesNoProducerHas(options.config(), consumer);
                 err.println("jtrace record: recording " + describe(options) + " into " + options.out()
                         + (options.config().getDurationMs() > 0 ? " for " + options.config().getDurationMs() + " ms" : "")
                         + "; Ctrl-C stops and saves");

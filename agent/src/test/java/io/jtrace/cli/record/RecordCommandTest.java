@@ -357,6 +357,19 @@ class RecordCommandTest {
         }
     }
 
+    /** The service takes a config naming a data source nobody has (one may connect later); the command says so. */
+    @Test
+    void aDataSourceNoProducerHasIsNamedInAWarning() throws Exception {
+        producer("test.bursts", 1, 10, 1000);
+        Path config = config("buffers { size_kb: 64 }\ndata_sources { config { name: \"test.bursts\" } }\n"
+                + "data_sources { config { name: \"test.burts\" } }\nduration_ms: 200\n");
+        Path target = dir.resolve("typo.pftrace");
+        assertEquals(0, command(socket -> new InProcessConsumer(service), false)
+                .run(new String[] {"-c", config.toString(), "-o", target.toString()}), err());
+        assertTrue(err().startsWith("jtrace record: warning: no producer connected to the service has data source "
+                + "'test.burts' (they have: test.bursts); nothing is recorded from it unless one connects" + NL), err());
+    }
+
     @Test
     void configAndSessionFlagsDoNotMix() throws Exception {
         Path config = config("buffers { size_kb: 64 }\ndata_sources { config { name: \"x\" } }\n");

@@ -8,10 +8,10 @@ import io.jtrace.service.status.ServiceStatus;
 import io.jtrace.service.status.SessionStatus;
 
 /** The service's status as Perfetto's {@code TracingServiceState}, for QueryServiceState. */
-final class ServiceStateProtos {
+public final class ServiceStateProtos {
     private ServiceStateProtos() {}
 
-    static TracingServiceState of(ServiceStatus status) {
+    public static TracingServiceState of(ServiceStatus status) {
         TracingServiceState.Builder state = TracingServiceState.newBuilder()
                 .setSupportsTracingSessions(true)
                 .setTracingServiceVersion("jtrace " + version());
