@@ -37,9 +37,9 @@ final class Sequence {
     /** The writer's drop count when this sequence's incremental state was last written. */
     long drops;
     /**
-     * The writer's {@link TraceWriter#restartEpoch} once this sequence's incremental state was last
-     * written whole; -1 while it is being written (a restart that lost packets leaves it so, and the
-     * next event restarts again).
+     * The writer's {@link TraceWriter#restartEpoch} when this sequence's incremental state was last
+     * written. Taken before the header is written: a header that lost packets, or that had to take a new
+     * chunk (and may lie in the previous one), moves the epoch, and the next event restarts again.
      */
     long restartEpoch = -1;
     /** The sequence's incremental clock: the last timestamp written on it (CLOCK_MONOTONIC ns). */
@@ -196,15 +196,6 @@ final class Sequence {
         nextCategoryIid = 1;
         generation = sessionGeneration;
         drops = writer.droppedPackets();
-        restartEpoch = -1;
-    }
-
-    /**
-     * The header written by the restart that {@link #clearIncrementalState} began reached the SMB whole:
-     * until the writer's epoch moves again, no event needs another. Read after the header, so a header
-     * that had to take a new chunk (and moved the epoch) opens that chunk and needs no second one.
-     */
-    void restarted() {
         restartEpoch = writer.restartEpoch();
     }
 }

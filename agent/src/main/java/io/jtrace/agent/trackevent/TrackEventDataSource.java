@@ -317,7 +317,6 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         }
         long dropped = s.writer.droppedPackets() - s.drops;
         if (dropped == 0) {
-            s.restarted();
             return true;
         }
         // Only on a loss: LongAdder.add does a CAS on a cell every thread shares even for 0.

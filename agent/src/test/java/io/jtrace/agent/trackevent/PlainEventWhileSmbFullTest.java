@@ -111,7 +111,6 @@ class PlainEventWhileSmbFullTest {
     private static Sequence readySequence(TraceWriter writer) {
         Sequence sequence = new Sequence(writer, 7);
         sequence.clearIncrementalState(0, 0);
-        sequence.restarted();
         sequence.internName("slice");
         sequence.internCategory(CATEGORY);
         assertEquals(1, sequence.nameIid("slice"));
