@@ -79,7 +79,15 @@ public final class SessionInfos {
         if (s.eventsLost() >= 0) {
             b.append(", track events lost ").append(s.eventsLost());
         }
-        b.append(", chunks lost ").append(s.chunksLost()).append(", writer drops ").append(s.writerPacketLoss());
+        if ("ring".equals(s.mode())) {
+            // A ring overwriting its oldest chunks is what it is for: not a loss.
+            long overwritten = s.buffers().stream().mapToLong(BufferInfo::chunksOverwritten).sum();
+            b.append(", oldest chunks overwritten ").append(overwritten).append(", chunks lost ")
+                    .append(s.chunksLost() - overwritten);
+        } else {
+            b.append(", chunks lost ").append(s.chunksLost());
+        }
+        b.append(", writer drops ").append(s.writerPacketLoss());
         if (!s.error().isEmpty()) {
             b.append(", error: ").append(s.error());
         }

@@ -60,6 +60,11 @@ final class ActiveSession {
         return context;
     }
 
+    /** Whether its buffer overwrites chunks nobody read, so that every chunk opens with a restart. */
+    boolean restartsEachChunk() {
+        return restartEachChunk;
+    }
+
     /** A writer for one of the session's sequences (see {@link TraceWriter#restartEachChunk}). */
     TraceWriter newWriter() {
         return newWriter(context, restartEachChunk);

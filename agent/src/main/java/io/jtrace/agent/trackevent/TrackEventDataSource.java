@@ -315,6 +315,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             process.writeThreadDescriptor(p, t.id, t.thread.getName());
             s.writer.endPacket();
         }
+        if (session.restartsEachChunk()) {
+            // A ring overwrites the session's first packets, the process's descriptor among them: as
+            // Perfetto's SDK does, every restart names the process (pid and name, a few dozen bytes).
+            process.writeProcessDescriptor(s.writer, false);
+        }
         long dropped = s.writer.droppedPackets() - s.drops;
         if (dropped == 0) {
             return true;

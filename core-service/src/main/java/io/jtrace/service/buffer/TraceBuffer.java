@@ -166,9 +166,13 @@ public final class TraceBuffer {
                              boolean complete, int payloadEnd, int stampedSequenceId) {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
+        int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
+        int length = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
+        if (!complete) {
+            length = ChunkUsage.usedBytes(abi.smb().buffer(), offset + ChunkHeader.SIZE, length, packetsWord);
+        }
         ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                ChunkHeader.packetsWordOf(writerAndPackets), abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete);
+                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE, length, complete);
         if (record != null && complete && payloadEnd <= record.size) {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;
@@ -183,12 +187,15 @@ public final class TraceBuffer {
 
     /**
      * Stores a chunk: {@code length} payload bytes (those after the chunk header) copied from
-     * {@code src} at {@code offset}, straight into the ring. Returns false when the chunk was refused
-     * (malformed header, larger than the buffer, older than what was read, or no room in DISCARD mode).
+     * {@code src} at {@code offset}, straight into the ring; of a chunk not {@code complete} (copied
+     * while its writer held it), only the bytes its counted packets fill. Returns false when the chunk
+     * was refused (malformed header, larger than the buffer, older than what was read, or no room in
+     * DISCARD mode).
      */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
                              int length, boolean complete) {
-        return store(producerId, writerId, chunkId, packetsWord, src, offset, length, complete) != null;
+        int stored = complete ? length : ChunkUsage.usedBytes(src, offset, length, packetsWord);
+        return store(producerId, writerId, chunkId, packetsWord, src, offset, stored, complete) != null;
     }
 
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)}: the chunk's record, or null if refused. */
@@ -208,7 +215,8 @@ public final class TraceBuffer {
         // In-order commits (the common case) are past everything stored: no need to look for a copy.
         ChunkRecord existing = seq.anyChunk && ordinal <= seq.maxOrdinal ? seq.chunks.find(ordinal) : null;
         if (existing != null) {
-            // A re-commit of a chunk we hold (e.g. scraped before, now complete): the newer copy wins.
+            // A re-commit of a chunk we hold (e.g. scraped before, now complete): the newer copy wins, in
+            // place when it is as long, else stored anew (a scraped copy holds only its packets' bytes).
             counters.chunksRewritten++;
             if (existing.size == length) {
                 src.get(offset, ring, existing.offset, length);
@@ -243,7 +251,9 @@ public final class TraceBuffer {
         seq.chunks.add(record);
         byAge.addLast(record);
         used += length;
-        counters.chunksWritten++;
+        if (existing == null) {
+            counters.chunksWritten++;
+        }
         counters.bytesWritten += length;
         return record;
     }
