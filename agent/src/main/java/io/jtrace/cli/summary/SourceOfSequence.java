@@ -7,6 +7,8 @@ import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.jfr.format.JfrEventMapper;
 import io.jtrace.jfr.live.JfrDataSource;
+import io.jtrace.producer.tracks.SequenceHeader;
+import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.EventCategory;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackDescriptor;
@@ -53,6 +55,15 @@ final class SourceOfSequence {
         if (p.hasInternedData() && (p.getInternedData().getEventNamesCount() > 0
                 || p.getInternedData().getEventCategoriesCount() > 0)) {
             return TrackEventDataSource.NAME; // the only jtrace source besides jvm.jfr that interns
+        }
+        if (p.hasClockSnapshot()) {
+            for (ClockSnapshot.Clock c : p.getClockSnapshot().getClocksList()) {
+                if (c.getClockId() == SequenceHeader.INCREMENTAL_CLOCK_ID && c.getIsIncremental()) {
+                    // Only track_event's sequence headers start an incremental clock: a sequence whose
+                    // events a ring left out still shows whose it is.
+                    return TrackEventDataSource.NAME;
+                }
+            }
         }
         return null;
     }

@@ -48,6 +48,10 @@ class SourceOfSequenceTest {
         assertEquals("track_event", SourceOfSequence.of(TracePacket.newBuilder().setInternedData(InternedData.newBuilder()
                 .addEventNames(EventName.newBuilder().setIid(1).setName("query"))).build()));
         assertEquals("jvm.jfr", SourceOfSequence.of(interning("jfr")));
+        assertEquals("track_event", SourceOfSequence.of(TracePacket.newBuilder().setClockSnapshot(
+                io.jtrace.protos.ClockSnapshot.newBuilder().addClocks(io.jtrace.protos.ClockSnapshot.Clock.newBuilder()
+                        .setClockId(64).setTimestamp(5).setIsIncremental(true))).build()),
+                "a sequence header's incremental clock");
         assertEquals("jvm.jfr", SourceOfSequence.of(TracePacket.newBuilder().setPerfSample(PerfSample.newBuilder().setTid(7)).build()));
     }
 
@@ -59,5 +63,8 @@ class SourceOfSequenceTest {
         assertNull(SourceOfSequence.of(track("jdk.CPULoad.machineTotal", true)));
         assertNull(SourceOfSequence.of(track("heap used", false)));
         assertNull(SourceOfSequence.of(TracePacket.newBuilder().setTrackEvent(TrackEvent.newBuilder().setName("x")).build()));
+        assertNull(SourceOfSequence.of(TracePacket.newBuilder().setClockSnapshot(io.jtrace.protos.ClockSnapshot.newBuilder()
+                .addClocks(io.jtrace.protos.ClockSnapshot.Clock.newBuilder().setClockId(6).setTimestamp(5))).build()),
+                "the service's clock snapshots");
     }
 }
