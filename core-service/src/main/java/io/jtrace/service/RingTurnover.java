@@ -1,7 +1,6 @@
 package io.jtrace.service;
 
 import io.jtrace.service.buffer.TraceBuffer;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,20 +30,14 @@ final class RingTurnover {
     }
 
     /**
-     * The turnover of a session whose buffers {@code bufferIds} are in {@code buffers}, or null when it
-     * needs none: it streams into a file (its rings are read before they overwrite anything) or has no
-     * ring buffer.
+     * The turnover of {@code session}, whose buffers are in {@code buffers}, or null when it needs none:
+     * none of its buffers overwrites chunks nobody read ({@link TracingSession#overwritingBuffers}: it
+     * streams into a file, whose rings are read before they overwrite anything, or it has no ring).
      */
-    static RingTurnover of(TracingSession session, List<Integer> bufferIds, Map<Integer, TraceBuffer> buffers) {
-        if (session.file != null) {
-            return null;
-        }
+    static RingTurnover of(TracingSession session, Map<Integer, TraceBuffer> buffers) {
         long smallestRing = Long.MAX_VALUE;
-        for (int id : bufferIds) {
-            TraceBuffer buffer = buffers.get(id);
-            if (buffer.policy() == TraceBuffer.Policy.RING) {
-                smallestRing = Math.min(smallestRing, buffer.capacity());
-            }
+        for (int id : session.overwritingBuffers) {
+            smallestRing = Math.min(smallestRing, buffers.get(id).capacity());
         }
         return smallestRing == Long.MAX_VALUE ? null : new RingTurnover(Math.max(1, smallestRing / CLEARS_PER_TURN));
     }

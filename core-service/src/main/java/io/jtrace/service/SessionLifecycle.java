@@ -119,7 +119,7 @@ final class SessionLifecycle {
                 session.overwritingBuffers.add(bufferId);
             }
         }
-        session.ringTurnover = RingTurnover.of(session, session.bufferIds, buffers);
+        session.ringTurnover = RingTurnover.of(session, buffers);
         totalBufferBytes += requested;
         sessions.put(session.id, session);
         instances.startAll(session);

@@ -2,6 +2,7 @@ package io.jtrace.cli.summary;
 
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.cli.trace.LossCounts;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
@@ -41,9 +42,6 @@ final class TraceSummary {
         boolean incrementalStateValid;
     }
 
-    private static final int SEQ_INCREMENTAL_STATE_CLEARED = 1;
-    private static final int SEQ_NEEDS_INCREMENTAL_STATE = 2;
-
     long packets;
     long trackEvents;
     long perfSamples;
@@ -77,12 +75,12 @@ final class TraceSummary {
         if (p.getPreviousPacketDropped() != 0) {
             packetsWithPreviousPacketDropped++;
         }
-        if ((p.getSequenceFlags() & SEQ_INCREMENTAL_STATE_CLEARED) != 0 || p.getIncrementalStateCleared()) {
+        if ((p.getSequenceFlags() & SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED) != 0 || p.getIncrementalStateCleared()) {
             seq.incrementalStateValid = true;
         } else if (p.getPreviousPacketDropped() != 0) {
             seq.incrementalStateValid = false;
         }
-        if ((p.getSequenceFlags() & SEQ_NEEDS_INCREMENTAL_STATE) != 0 && !seq.incrementalStateValid) {
+        if ((p.getSequenceFlags() & SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE) != 0 && !seq.incrementalStateValid) {
             // As trace_processor does: its names, clock and defaults are unknown, so nothing of it is read.
             packetsWithoutIncrementalState++;
             return;
@@ -97,7 +95,7 @@ final class TraceSummary {
         if (p.hasTraceStats()) {
             serviceLosses = LossCounts.of(p.getTraceStats()); // cumulative: the last one holds them all
         }
-        if ((p.getSequenceFlags() & 1) != 0) {
+        if ((p.getSequenceFlags() & SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED) != 0) {
             defaultTracks.remove(sequenceId);
         }
         if (p.hasTracePacketDefaults() && p.getTracePacketDefaults().hasTrackEventDefaults()) {

@@ -1,5 +1,6 @@
 package io.jtrace.cli.summary;
 
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.BuiltinClock;
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TracePacket;
@@ -46,7 +47,7 @@ final class TraceTimeline {
 
     void packet(TracePacket p) {
         SequenceClock seq = sequences.computeIfAbsent(p.getTrustedPacketSequenceId(), k -> new SequenceClock());
-        if ((p.getSequenceFlags() & 1) != 0) {
+        if ((p.getSequenceFlags() & SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED) != 0) {
             // Packet defaults and scoped clocks are incremental state: a clear forgets them.
             seq.defaultClock = TRACE_DEFAULT;
             seq.scopedClock = -1;

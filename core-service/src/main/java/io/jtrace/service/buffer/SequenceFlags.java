@@ -1,5 +1,7 @@
 package io.jtrace.service.buffer;
 
+import io.jtrace.producer.tracks.SequenceHeader;
+
 /**
  * Reads what trace_processor reads of a packet to decide whether it needs its sequence's incremental
  * state: after a loss (and before a sequence's first clear) trace_processor skips every packet flagged
@@ -9,8 +11,8 @@ package io.jtrace.service.buffer;
  * which packets those are to keep them out of the file.
  */
 final class SequenceFlags {
-    static final int INCREMENTAL_STATE_CLEARED = 1;
-    static final int NEEDS_INCREMENTAL_STATE = 2;
+    static final int INCREMENTAL_STATE_CLEARED = SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED;
+    static final int NEEDS_INCREMENTAL_STATE = SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE;
 
     private static final int CLOCK_SNAPSHOT_FIELD = 6;
     private static final int SEQUENCE_FLAGS_FIELD = 13;

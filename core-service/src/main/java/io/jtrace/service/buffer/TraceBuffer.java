@@ -167,12 +167,9 @@ public final class TraceBuffer {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
-        int length = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
-        if (!complete) {
-            length = ChunkUsage.usedBytes(abi.smb().buffer(), offset + ChunkHeader.SIZE, length, packetsWord);
-        }
         ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE, length, complete);
+                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE,
+                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete);
         if (record != null && complete && payloadEnd <= record.size) {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;
@@ -194,13 +191,14 @@ public final class TraceBuffer {
      */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
                              int length, boolean complete) {
-        int stored = complete ? length : ChunkUsage.usedBytes(src, offset, length, packetsWord);
-        return store(producerId, writerId, chunkId, packetsWord, src, offset, stored, complete) != null;
+        return store(producerId, writerId, chunkId, packetsWord, src, offset, length, complete) != null;
     }
 
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)}: the chunk's record, or null if refused. */
     private ChunkRecord store(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
-                              int length, boolean complete) {
+                              int chunkLength, boolean complete) {
+        // A chunk copied while its writer held it keeps only what its counted packets fill.
+        int length = complete ? chunkLength : ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
         if (writerId <= 0 || writerId > ChunkHeader.MAX_WRITER_ID) {
             counters.abiViolations++;
             return null;
