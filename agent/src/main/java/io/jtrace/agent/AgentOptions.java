@@ -9,6 +9,7 @@ import io.jtrace.agent.threads.ThreadsDataSource;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.jfr.live.JfrDataSource;
 import io.jtrace.jfr.live.JfrSettings;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -54,12 +55,15 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
     public static final long DEFAULT_BUFFER_BYTES = 32L * 1024 * 1024;
 
     /**
-     * The embedded service's SMB: four times the daemon's per-producer default, because its one producer
-     * is this JVM and what it must absorb is the first second of a busy session, while the JIT is still
-     * compiling the service's read-out (a 3 M slices/s flood lost about 3 M events in its first second
-     * with 4 MiB, 0 to 0.3 M with 16 MiB, and none once the service was compiled, with either).
+     * The embedded service's SMB: eight times the daemon's per-producer default and the ABI's largest
+     * (Perfetto's too), because its one producer is this JVM and what it must absorb is the first
+     * seconds of a busy session, while the service thread gets little of a CPU the application's threads
+     * and the JIT are saturating. 200 threads paced at 3,000 slices/s each from the JVM's start lost
+     * events in 6 of 8 runs with 16 MiB (up to 40 %, counted) and in none of 10 with 32 MiB; a single
+     * thread emitting 3 M slices/s lost about 3 M events in its first second with 4 MiB, 0 to 0.3 M with
+     * 16 MiB (benchmarks/README.md).
      */
-    public static final int EMBEDDED_SMB_BYTES = 16 << 20;
+    public static final int EMBEDDED_SMB_BYTES = SharedMemoryBuffer.MAX_SIZE;
 
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME,
             ThreadsDataSource.NAME, MemoryDataSource.NAME, JmxDataSource.NAME);

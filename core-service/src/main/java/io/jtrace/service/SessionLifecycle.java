@@ -5,6 +5,7 @@ import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
 import io.jtrace.service.output.TraceFileWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -108,6 +109,15 @@ final class SessionLifecycle {
         TracingSession session = new TracingSession(nextSessionId++, consumer, consumerUid, traceConfig,
                 ClockReader.snapshot());
         session.file = file;
+        if (file != null) {
+            try {
+                output.startFile(session);
+            } catch (IOException | UncheckedIOException e) {
+                closeQuietly(file);
+                throw new InvalidConfigException("the trace file '" + traceConfig.getOutputPath()
+                        + "' (output_path) cannot be written: " + plainly(e));
+            }
+        }
         for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
             int bufferId = nextBufferId++;
             TraceBuffer.Policy policy = b.getFillPolicy() == TraceConfig.BufferConfig.FillPolicy.DISCARD
@@ -243,6 +253,14 @@ final class SessionLifecycle {
             TraceBuffer buffer = buffers.remove(bufferId);
             bufferOwners.remove(bufferId);
             totalBufferBytes -= buffer.capacity();
+        }
+    }
+
+    private static void closeQuietly(TraceFileWriter file) {
+        try {
+            file.close();
+        } catch (IOException e) {
+            LOG.debug("jtrace: closing {} after a failed start failed too", file, e);
         }
     }
 

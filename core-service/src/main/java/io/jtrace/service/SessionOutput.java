@@ -53,13 +53,8 @@ final class SessionOutput {
      * ({@link ClockSnapshotSchedule}), the buffers, stats at the end.
      */
     private long readInto(TracingSession session, PacketSink sink) {
-        long delivered = 0;
         long now = System.nanoTime();
-        if (!session.headerPacketsEmitted) {
-            session.headerPacketsEmitted = true;
-            delivered += servicePackets.writeHeader(session, sink);
-            session.clockSnapshots.taken(now);
-        }
+        long delivered = writeHeaderOnce(session, sink, now);
         boolean ended = session.state == TracingSession.State.DISABLED;
         if (session.clockSnapshots.due(now, ended)) {
             delivered += servicePackets.writeClockSnapshot(ClockReader.snapshot(), sink);
@@ -72,6 +67,26 @@ final class SessionOutput {
             delivered += servicePackets.writeStats(stats.build(session), sink);
         }
         return delivered;
+    }
+
+    private long writeHeaderOnce(TracingSession session, PacketSink sink, long now) {
+        if (session.headerPacketsEmitted) {
+            return 0;
+        }
+        session.headerPacketsEmitted = true;
+        session.clockSnapshots.taken(now);
+        return servicePackets.writeHeader(session, sink);
+    }
+
+    /**
+     * A file session's first packets go into its file as it starts, before any data source writes.
+     * Building them loads the trace format's classes (TracePacket's descriptors): on a cold JVM whose 200
+     * threads had just started, that took the service thread 0.6-0.9 s at the first drain, while every
+     * commit waited behind it and the SMB filled (benchmarks/README.md).
+     */
+    void startFile(TracingSession session) throws IOException {
+        writeHeaderOnce(session, session.file, System.nanoTime());
+        session.file.flush();
     }
 
     long readBuffers(TracingSession session, PacketSink sink) {

@@ -144,6 +144,31 @@ class SessionLifecycleTest {
                         + notADirectory + " is in the way: it exists and is not a directory");
     }
 
+    /**
+     * The header (start clocks, config, system) is in the file before any data source is told to start:
+     * building it loads the trace format's classes, which once held up the first drain, and every commit
+     * behind it, for most of a second.
+     */
+    @Test
+    void aFileSessionWritesItsHeaderBeforeItsDataSourcesStart() throws Exception {
+        Path file = dir.resolve("header-first.pftrace");
+        ScriptedProducer producer = ScriptedProducer.connect(service, new DataSourceDescriptor("src", false, false));
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        consumer.enableTracing(config("src").setWriteIntoFile(true).setOutputPath(file.toString()).build());
+        assertNotNull(producer.started.poll(WAIT_SECONDS, TimeUnit.SECONDS), "the data source was started");
+
+        List<TracePacket> header = Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
+        assertEquals(3, header.size(), header.toString());
+        assertTrue(header.get(0).hasClockSnapshot() && header.get(0).getFirstPacketOnSequence(), header.get(0).toString());
+        assertEquals(file.toString(), header.get(1).getTraceConfig().getOutputPath());
+        assertTrue(header.get(2).hasSystemInfo(), header.get(2).toString());
+
+        await(consumer.disableTracing());
+        List<TracePacket> all = Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
+        assertEquals(1, all.stream().filter(TracePacket::hasTraceConfig).count(), "the header is written once");
+        assertTrue(all.get(all.size() - 1).hasTraceStats(), "the trace still ends with its stats");
+    }
+
     private static void assertRefused(ConsumerEndpoint consumer, TraceConfig config, String field) {
         ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> await(consumer.enableTracing(config)));
