@@ -118,22 +118,39 @@ final class SessionOutput {
             // or a gap) from making every commit drain again.
             if (buffer != null && owner != null && owner.file != null
                     && buffer.used() - buffer.usedAfterLastRead() > Math.min(buffer.capacity() / 16, DRAIN_BYTES)) {
-                writeIntoFile(owner);
+                drainIntoFile(owner);
             }
         }
     }
 
     /**
-     * A write_into_file period: drain what is readable into the file, so the buffers stay bounded. Also
-     * while the session stops (its last flush and scrape still move chunks in), until it is disabled.
+     * A write_into_file period: drain what is readable into the file, so the buffers stay bounded, and
+     * push it all out, so the file is a whole trace up to here. Also while the session stops (its last
+     * flush and scrape still move chunks in), until it is disabled.
      */
     void writeIntoFile(TracingSession session) {
+        write(session, true);
+    }
+
+    /**
+     * Makes room in a session's buffers: what is readable goes to the file writer, which writes it in
+     * large blocks as they fill; the rest becomes visible at the next period. Making it visible at every
+     * drain cost a direct-I/O file a padded block and a truncation each time, which tripled the CPU it
+     * took to write a gigabyte in 256 KiB drains (benchmarks/README.md).
+     */
+    void drainIntoFile(TracingSession session) {
+        write(session, false);
+    }
+
+    private void write(TracingSession session, boolean makeVisible) {
         if (session.file == null || session.state == TracingSession.State.DISABLED || session.fileWritesStopped) {
             return;
         }
         try {
             readInto(session, session.file);
-            session.file.flush();
+            if (makeVisible) {
+                session.file.flush();
+            }
         } catch (UncheckedIOException | IOException e) {
             LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
                     session.config.getOutputPath(), e);

@@ -152,7 +152,7 @@ public final class TracingService implements AutoCloseable {
 
     /** How the chunk mover makes room in a file session's buffer: the output is built after the mover. */
     private void drainIntoFile(TracingSession session) {
-        output.writeIntoFile(session);
+        output.drainIntoFile(session);
     }
 
     /** How the chunk mover has a session's data sources clear their state: the instances are built after it. */

@@ -8,10 +8,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Writes packets as a Perfetto trace file: the serialization of {@code Trace { repeated TracePacket
@@ -28,12 +26,14 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
 
     /*
      * The service thread is the only writer, so frames are assembled in one buffer and handed to the
-     * channel in large writes: no lock per packet (a BufferedOutputStream takes one per write call). The
-     * buffer is direct memory: the channel writes it as it is, where from a heap array the JDK would first
-     * copy every byte into a temporary direct buffer (5 % of the service thread under a flood).
+     * file in large writes: no lock per packet (a BufferedOutputStream takes one per write call). The
+     * buffer is direct memory, aligned for direct I/O: the channel writes it as it is, where from a heap
+     * array the JDK would first copy every byte into a temporary direct buffer (5 % of the service
+     * thread under a flood). It holds BUFFER_SIZE bytes and the partial block kept between writes.
      */
-    private final FileChannel channel;
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    private final TraceFileChannel file;
+    private final ByteBuffer buffer;
+    private final int capacity;
     /** A packet's frame header (tag and varint length) before it goes into {@link #buffer}. */
     private final byte[] frameHeader = new byte[FRAME_HEADER_MAX];
     private int buffered;
@@ -41,19 +41,34 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     private long bytes;
 
     public TraceFileWriter(Path file) throws IOException {
+        this(TraceFileChannel.open(withParents(file)));
+    }
+
+    private static Path withParents(Path file) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        return file;
+    }
+
+    /** Onto a channel opened already (tests choose how). */
+    TraceFileWriter(TraceFileChannel file) {
+        this.file = file;
+        this.buffer = file.newBuffer(BUFFER_SIZE);
+        this.capacity = buffer.capacity();
+    }
+
+    /** Whether the file is written with direct I/O, bypassing the page cache (see {@link TraceFileChannel}). */
+    public boolean directIo() {
+        return file.direct();
     }
 
     @Override
     public void packet(byte[] body, int bodyOffset, int bodyLength, byte[] trailer, int trailerLength) {
         int length = bodyLength + trailerLength;
         try {
-            if (buffered + FRAME_HEADER_MAX + length > BUFFER_SIZE) {
+            if (buffered + FRAME_HEADER_MAX + length > capacity) {
                 drain();
             }
             frameHeader[0] = (byte) TRACE_PACKET_TAG;
@@ -63,9 +78,8 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
             bytes += at - buffered + length;
             if (length > BUFFER_SIZE - FRAME_HEADER_MAX) {
                 buffered = at;
-                drain();
-                writeFully(ByteBuffer.wrap(body, bodyOffset, bodyLength));
-                writeFully(ByteBuffer.wrap(trailer, 0, trailerLength));
+                append(body, bodyOffset, bodyLength);
+                append(trailer, 0, trailerLength);
             } else {
                 copy(body, bodyOffset, at, bodyLength);
                 copy(trailer, 0, at + bodyLength, trailerLength);
@@ -102,15 +116,15 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         }
     }
 
-    /** Framed already: copied into the file buffer as they are (or written straight through when larger). */
+    /** Framed already: copied into the file buffer as they are (through it in pieces when larger). */
     @Override
     public void framedPackets(byte[] data, int offset, int length, int count) {
         try {
-            if (buffered + length > BUFFER_SIZE) {
+            if (buffered + length > capacity) {
                 drain();
             }
             if (length > BUFFER_SIZE) {
-                writeFully(ByteBuffer.wrap(data, offset, length));
+                append(data, offset, length);
             } else {
                 buffer.put(buffered, data, offset, length);
                 buffered += length;
@@ -133,27 +147,37 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     /** Pushes what is buffered to the file, so the file is a valid trace up to here. */
     public void flush() throws IOException {
         drain();
+        file.writeTail(buffer, buffered);
     }
 
     @Override
     public void close() throws IOException {
-        try (channel) {
-            drain();
+        try (file) {
+            flush();
         }
     }
 
+    /** Copies bytes larger than the buffer through it, writing it whenever it is full. */
+    private void append(byte[] data, int offset, int length) throws IOException {
+        while (length > 0) {
+            int n = Math.min(length, capacity - buffered);
+            buffer.put(buffered, data, offset, n);
+            buffered += n;
+            offset += n;
+            length -= n;
+            if (buffered == capacity) {
+                drain();
+            }
+        }
+    }
+
+    /** Writes the buffer's whole blocks; the partial block left, if any, moves to its start. */
     private void drain() throws IOException {
-        if (buffered > 0) {
-            buffer.clear().limit(buffered);
-            writeFully(buffer);
-            buffer.clear();
-            buffered = 0;
+        int written = file.writeBlocks(buffer, buffered);
+        int rest = buffered - written;
+        if (written > 0 && rest > 0) {
+            buffer.put(0, buffer, written, rest);
         }
-    }
-
-    private void writeFully(ByteBuffer source) throws IOException {
-        while (source.hasRemaining()) {
-            channel.write(source);
-        }
+        buffered = rest;
     }
 }

@@ -1,0 +1,166 @@
+package io.jtrace.service.output;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The file under a {@link TraceFileWriter}, written with direct I/O (O_DIRECT) where its file system
+ * allows it, else through the page cache.
+ *
+ * <p>Why direct: copying a streamed trace into the page cache was most of what the service thread
+ * spent per byte. Under a two-thread flood 54 % of its CPU samples were in the kernel's
+ * {@code copy_folio_from_iter_atomic}, and {@code dd} on this machine's ext4 spends 1.1-1.7 s of
+ * system time per GB written through the page cache against 0.19 s with {@code oflag=direct}; a trace
+ * carries about twice the bytes per event of a JFR recording, so that copy was what kept two and four
+ * flooding threads below JFR's rate (benchmarks/README.md). A trace file is written once, in order,
+ * and read later, so it gains nothing from the page cache.
+ *
+ * <p>Direct I/O writes whole blocks from block-aligned memory at block-aligned positions. The writer
+ * keeps its buffer aligned ({@link #newBuffer}), hands over whole blocks ({@link #writeBlocks}) and keeps
+ * the rest; to make that rest visible ({@link #writeTail}) its block is written zero-padded and the
+ * file cut back to its real length, and the next write starts at that same block again. A file system
+ * that refuses direct I/O (tmpfs, {@code /dev/null}), at open or at the first write, gets ordinary
+ * writes instead, with an alignment of one byte, so nothing is ever held back.
+ */
+final class TraceFileChannel implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TraceFileChannel.class);
+    /** A file store reporting a larger block (or one that is not a power of two) is written through the page cache. */
+    private static final int MAX_ALIGNMENT = 64 * 1024;
+
+    private final Path file;
+    private FileChannel channel;
+    /** Every write's position, length and memory address are multiples of this: the block size, or 1. */
+    private int alignment;
+    /** Where the next write goes: the end of what was written in whole blocks (a tail's block is rewritten). */
+    private long position;
+
+    private TraceFileChannel(Path file, FileChannel channel, int alignment) {
+        this.file = file;
+        this.channel = channel;
+        this.alignment = alignment;
+    }
+
+    /** Creates or truncates {@code file}; direct I/O when its file system takes it. */
+    static TraceFileChannel open(Path file) throws IOException {
+        FileChannel buffered = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        return open(file, buffered, directBlockSize(file));
+    }
+
+    /**
+     * With the block size given: tests pass one smaller than the file system's, which the JDK refuses at
+     * the first write, as some file systems refuse direct writes they accepted at open.
+     */
+    static TraceFileChannel open(Path file, int blockSize) throws IOException {
+        return open(file, FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING), blockSize);
+    }
+
+    private static TraceFileChannel open(Path file, FileChannel buffered, int blockSize) throws IOException {
+        if (blockSize > 1) {
+            try {
+                FileChannel direct = FileChannel.open(file, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
+                buffered.close();
+                return new TraceFileChannel(file, direct, blockSize);
+            } catch (IOException | UnsupportedOperationException e) {
+                LOG.debug("jtrace: {} cannot be written with direct I/O; writing it through the page cache", file, e);
+            }
+        }
+        return new TraceFileChannel(file, buffered, 1);
+    }
+
+    /** The file store's block size if direct I/O can be tried with it, else 1. */
+    private static int directBlockSize(Path file) {
+        try {
+            long size = Files.getFileStore(file).getBlockSize();
+            return size > 1 && size <= MAX_ALIGNMENT && Long.bitCount(size) == 1 ? (int) size : 1;
+        } catch (IOException | UnsupportedOperationException e) {
+            return 1;
+        }
+    }
+
+    /** Whether writes bypass the page cache. */
+    boolean direct() {
+        return alignment > 1;
+    }
+
+    /**
+     * A buffer a writer may hand to this channel: direct memory aligned to the blocks, with room for
+     * {@code capacity} bytes plus the partial block a writer keeps between writes.
+     */
+    ByteBuffer newBuffer(int capacity) {
+        int align = Math.max(alignment, 1);
+        return ByteBuffer.allocateDirect(capacity + 2 * align).alignedSlice(align)
+                .limit(capacity + align).slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Writes {@code buffer}'s bytes [0, {@code length}) rounded down to whole blocks (all of them
+     * without direct I/O) after what was written before; returns how many it wrote. The caller keeps
+     * the rest at the buffer's start for the next write.
+     */
+    int writeBlocks(ByteBuffer buffer, int length) throws IOException {
+        int whole = length - length % alignment;
+        if (whole > 0) {
+            write(buffer, whole);
+            position += whole;
+        }
+        return whole;
+    }
+
+    /**
+     * Makes {@code buffer}'s [0, {@code length}), less than a block, visible after what was written in
+     * whole blocks: its block goes out zero-padded, then the file is cut back to its real length. The
+     * position stays at that block, which the next {@link #writeBlocks} writes again, in full.
+     */
+    void writeTail(ByteBuffer buffer, int length) throws IOException {
+        if (length == 0) {
+            return;
+        }
+        // Without direct I/O (a fall-back from it included) the tail goes out as it is; it is still
+        // written again by the next writeBlocks, which starts at the same position.
+        int block = direct() ? alignment : length;
+        for (int i = length; i < block; i++) {
+            buffer.put(i, (byte) 0);
+        }
+        write(buffer, block);
+        if (block > length) {
+            channel.truncate(position + length);
+        }
+    }
+
+    private void write(ByteBuffer buffer, int length) throws IOException {
+        ByteBuffer source = buffer.duplicate().clear().limit(length);
+        long at = position;
+        try {
+            while (source.hasRemaining()) {
+                at += channel.write(source, at);
+            }
+        } catch (IOException e) {
+            if (!direct()) {
+                throw e;
+            }
+            // Some file systems accept O_DIRECT at open and refuse the writes (EINVAL). Nothing of this
+            // write counts: it goes again, whole, through the page cache, and so does everything after it.
+            LOG.debug("jtrace: direct I/O to {} failed; writing it through the page cache", file, e);
+            FileChannel buffered = FileChannel.open(file, StandardOpenOption.WRITE);
+            channel.close();
+            channel = buffered;
+            alignment = 1;
+            write(buffer, length);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}
