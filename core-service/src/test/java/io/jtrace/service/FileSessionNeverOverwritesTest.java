@@ -67,12 +67,14 @@ class FileSessionNeverOverwritesTest {
     }
 
     /**
-     * However large its buffer, a streaming session writes the file once 256 KiB have come in since the
-     * last write, not only at its file_write_period (an hour here) or when a sixteenth of the buffer
-     * (512 KiB) has filled: the file gets chunks while the ring's copy of them is still in the cache.
+     * However large its buffer, a streaming session drains it into the file writer once 256 KiB have come
+     * in since the last drain, not only at its file_write_period (an hour here) or when a sixteenth of the
+     * buffer (512 KiB) has filled: the writer gets chunks while the ring's copy of them is still in the
+     * cache. The writer writes whole blocks as its own 256 KiB buffer overflows, so the 320 KiB drained at
+     * once put at least 256 KiB into the file.
      */
     @Test
-    void aLargeStreamingBufferIsDrainedIntoTheFileEveryQuarterMebibyte() throws Exception {
+    void aLargeStreamingBufferIsDrainedToTheFileWriterEveryQuarterMebibyte() throws Exception {
         Path file = dir.resolve("drained.pftrace");
         Streaming s = streaming(file, 8 * 1024, b -> b.setFileWritePeriodMs(3_600_000));
         SharedMemoryAbi abi = new SharedMemoryAbi(s.producer.smb);

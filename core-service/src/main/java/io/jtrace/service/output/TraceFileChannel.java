@@ -1,9 +1,9 @@
 package io.jtrace.service.output;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +41,8 @@ final class TraceFileChannel implements AutoCloseable {
     private int alignment;
     /** Where the next write goes: the end of what was written in whole blocks (a tail's block is rewritten). */
     private long position;
+    /** A direct write has succeeded: from then on a failed write is an error, not direct I/O refused. */
+    private boolean directWriteDone;
 
     private TraceFileChannel(Path file, FileChannel channel, int alignment) {
         this.file = file;
@@ -66,13 +68,21 @@ final class TraceFileChannel implements AutoCloseable {
 
     private static TraceFileChannel open(Path file, FileChannel buffered, int blockSize) throws IOException {
         if (blockSize > 1) {
+            FileChannel direct;
             try {
-                FileChannel direct = FileChannel.open(file, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
-                buffered.close();
-                return new TraceFileChannel(file, direct, blockSize);
-            } catch (IOException | UnsupportedOperationException e) {
+                direct = DirectOpen.open(file);
+            } catch (IOException | UnsupportedOperationException | LinkageError e) {
+                // A file system without O_DIRECT (EINVAL), a pipe, or a runtime without jdk.unsupported.
                 LOG.debug("jtrace: {} cannot be written with direct I/O; writing it through the page cache", file, e);
+                return new TraceFileChannel(file, buffered, 1);
             }
+            try {
+                buffered.close();
+            } catch (IOException e) {
+                direct.close();
+                throw e;
+            }
+            return new TraceFileChannel(file, direct, blockSize);
         }
         return new TraceFileChannel(file, buffered, 1);
     }
@@ -110,8 +120,14 @@ final class TraceFileChannel implements AutoCloseable {
     int writeBlocks(ByteBuffer buffer, int length) throws IOException {
         int whole = length - length % alignment;
         if (whole > 0) {
-            write(buffer, whole);
+            write(buffer, 0, whole);
             position += whole;
+        }
+        if (whole < length && !direct()) {
+            // The write above fell back from direct I/O: nothing is held back any more.
+            write(buffer, whole, length - whole);
+            position += length - whole;
+            return length;
         }
         return whole;
     }
@@ -123,39 +139,50 @@ final class TraceFileChannel implements AutoCloseable {
      */
     void writeTail(ByteBuffer buffer, int length) throws IOException {
         if (length == 0) {
+            // Always so without direct I/O: writeBlocks leaves nothing behind.
             return;
         }
-        // Without direct I/O (a fall-back from it included) the tail goes out as it is; it is still
-        // written again by the next writeBlocks, which starts at the same position.
-        int block = direct() ? alignment : length;
+        int block = alignment;
         for (int i = length; i < block; i++) {
             buffer.put(i, (byte) 0);
         }
-        write(buffer, block);
-        if (block > length) {
-            channel.truncate(position + length);
+        write(buffer, 0, block);
+        channel.truncate(position + length);
+        if (!direct()) {
+            // This very write fell back from direct I/O: the appends that follow start over the tail again.
+            channel.position(position);
         }
     }
 
-    private void write(ByteBuffer buffer, int length) throws IOException {
-        ByteBuffer source = buffer.duplicate().clear().limit(length);
-        long at = position;
+    /**
+     * Writes {@code buffer}'s [{@code from}, {@code from + length}) at {@link #position} +
+     * {@code from}: positioned with direct I/O (a tail's block is written again), appended otherwise,
+     * which is the same place (the channel's own position follows the writes) and also works on a pipe.
+     */
+    private void write(ByteBuffer buffer, int from, int length) throws IOException {
+        ByteBuffer source = buffer.duplicate().clear().position(from).limit(from + length);
         try {
+            long at = position + from;
             while (source.hasRemaining()) {
-                at += channel.write(source, at);
+                at += direct() ? channel.write(source, at) : channel.write(source);
             }
+            directWriteDone |= direct();
+        } catch (ClosedChannelException e) {
+            throw e;
         } catch (IOException e) {
-            if (!direct()) {
+            if (!direct() || directWriteDone) {
                 throw e;
             }
-            // Some file systems accept O_DIRECT at open and refuse the writes (EINVAL). Nothing of this
-            // write counts: it goes again, whole, through the page cache, and so does everything after it.
+            // Some file systems accept O_DIRECT at open and refuse the writes (EINVAL); the JDK refuses
+            // a write not aligned as the file system needs. Either shows at the first write, of which
+            // nothing counts: it goes again, whole, through the page cache, and so does all that follows.
             LOG.debug("jtrace: direct I/O to {} failed; writing it through the page cache", file, e);
             FileChannel buffered = FileChannel.open(file, StandardOpenOption.WRITE);
             channel.close();
             channel = buffered;
+            channel.position(position + from);
             alignment = 1;
-            write(buffer, length);
+            write(buffer, from, length);
         }
     }
 

@@ -37,6 +37,7 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     /** A packet's frame header (tag and varint length) before it goes into {@link #buffer}. */
     private final byte[] frameHeader = new byte[FRAME_HEADER_MAX];
     private int buffered;
+    private boolean closed;
     private long packets;
     private long bytes;
 
@@ -150,8 +151,13 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         file.writeTail(buffer, buffered);
     }
 
+    /** Makes the file whole and closes it; closing again does nothing. */
     @Override
     public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try (file) {
             flush();
         }

@@ -42,7 +42,7 @@ class TraceFileDirectIoTest {
     @Test
     void everyFlushLeavesExactlyThePacketsWrittenSoFar() throws IOException {
         Path file = dir.resolve("flushed.pftrace");
-        checkFlushesAndContents(() -> new TraceFileWriter(file), file);
+        checkFlushesAndContents(() -> new TraceFileWriter(file), file, false);
     }
 
     @Test
@@ -51,7 +51,7 @@ class TraceFileDirectIoTest {
         assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm));
         Path file = Files.createTempDirectory(shm, "jtrace-direct-io-test").resolve("tmpfs.pftrace");
         try {
-            checkFlushesAndContents(() -> new TraceFileWriter(file), file);
+            checkFlushesAndContents(() -> new TraceFileWriter(file), file, false);
         } finally {
             Files.deleteIfExists(file);
             Files.deleteIfExists(file.getParent());
@@ -65,8 +65,79 @@ class TraceFileDirectIoTest {
         assumeTrue(Files.getFileStore(dir).getBlockSize() > 512);
         Path file = dir.resolve("refused.pftrace");
         TraceFileWriter[] opened = new TraceFileWriter[1];
-        checkFlushesAndContents(() -> opened[0] = new TraceFileWriter(TraceFileChannel.open(file, 512)), file);
+        // The first write is a 512-byte tail block: refused by the JDK whatever the buffer's address.
+        checkFlushesAndContents(() -> opened[0] = new TraceFileWriter(TraceFileChannel.open(file, 512)), file, true);
         assertFalse(opened[0].directIo(), "fell back at the first refused write");
+    }
+
+    @Test
+    void aRuntimeWithoutJdkUnsupportedWritesThroughThePageCache() throws Exception {
+        Path file = dir.resolve("no-jdk-unsupported.pftrace");
+        Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process child = new ProcessBuilder(javaBin.toString(), "--limit-modules", "java.base,java.management",
+                "-cp", System.getProperty("java.class.path"), PageCacheProbe.class.getName(), file.toString(), "5000")
+                .redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), output);
+        assertTrue(output.contains("direct=false"), output);
+        List<TracePacket> packets = Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
+        assertEquals(5000, packets.size());
+    }
+
+    /** Every write but direct I/O's appends, so a pipe (here a FIFO) takes a trace as a file does. */
+    @Test
+    void aPipeTakesTheTraceInOrder() throws Exception {
+        Path fifo = dir.resolve("trace.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readAllBytes(fifo);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        try (TraceFileWriter writer = new TraceFileWriter(fifo)) {
+            assertFalse(writer.directIo());
+            for (int i = 0; i < 20_000; i++) {
+                byte[] packet = TracePacket.newBuilder().setTimestamp(i).build().toByteArray();
+                writer.packet(packet, 0, packet.length, new byte[0], 0);
+                expected.write(Trace.newBuilder().addPacket(TracePacket.parseFrom(packet)).build().toByteArray());
+                if (i % 5_000 == 0) {
+                    writer.flush();
+                }
+            }
+        }
+        assertArrayEquals(expected.toByteArray(), read.get(60, java.util.concurrent.TimeUnit.SECONDS));
+    }
+
+    @Test
+    void closingTwiceDoesNothingTheSecondTime() throws IOException {
+        Path file = dir.resolve("twice.pftrace");
+        TraceFileWriter writer = new TraceFileWriter(file);
+        writer.packet(new byte[5000], 0, 5000, new byte[0], 0);
+        writer.close();
+        byte[] closed = Files.readAllBytes(file);
+        Files.delete(file);
+        writer.close();
+        assertFalse(Files.exists(file), "the second close did not write the file again");
+        assertEquals(5003, closed.length);
+    }
+
+    /** Once direct writes worked, a failed write is an error: never a silent reopening of the path. */
+    @Test
+    void aWriteAfterCloseFailsInsteadOfReopeningTheFile() throws IOException {
+        Path file = dir.resolve("closed.pftrace");
+        TraceFileWriter writer = new TraceFileWriter(file);
+        writer.packet(new byte[10_000], 0, 10_000, new byte[0], 0);
+        writer.flush();
+        writer.close();
+        Files.delete(file);
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.UncheckedIOException.class,
+                () -> writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0));
+        assertFalse(Files.exists(file));
     }
 
     @Test
@@ -88,14 +159,16 @@ class TraceFileDirectIoTest {
         TraceFileWriter open() throws IOException;
     }
 
-    private static void checkFlushesAndContents(WriterFactory factory, Path file) throws IOException {
+    /** With {@code flushFirst}, the first packet is small and flushed at once: the first write is a tail. */
+    private static void checkFlushesAndContents(WriterFactory factory, Path file, boolean flushFirst)
+            throws IOException {
         Random random = new Random(42);
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         int[] sizes = {0, 1, 7, 30, 127, 128, 4_000, 4_096, 5_000, 70_000, 300_000};
         int packets = 0;
         try (TraceFileWriter writer = factory.open()) {
             for (int i = 0; i < 400; i++) {
-                int size = sizes[random.nextInt(sizes.length)] + random.nextInt(3);
+                int size = i == 0 && flushFirst ? 10 : sizes[random.nextInt(sizes.length)] + random.nextInt(3);
                 byte[] packet = TracePacket.newBuilder().setTimestamp(i)
                         .setTrustedPacketSequenceId(1 + random.nextInt(100))
                         .setSynchronizationMarker(com.google.protobuf.ByteString.copyFrom(new byte[size]))
@@ -110,7 +183,7 @@ class TraceFileDirectIoTest {
                 }
                 expected.write(framed);
                 packets++;
-                if (random.nextInt(5) == 0) {
+                if (i == 0 && flushFirst || random.nextInt(5) == 0) {
                     writer.flush();
                     assertFileHolds(file, expected.toByteArray(), packets);
                 }
