@@ -135,8 +135,8 @@ final class SessionOutput {
     /**
      * Makes room in a session's buffers: what is readable goes to the file writer, which writes it in
      * large blocks as they fill; the rest becomes visible at the next period. Making it visible at every
-     * drain cost a direct-I/O file a padded block and a truncation each time, which tripled the CPU it
-     * took to write a gigabyte in 256 KiB drains (benchmarks/README.md).
+     * drain cost a direct-I/O file an extra write of its partial block each time, which (padded and
+     * truncated then) tripled the CPU it took to write a gigabyte in 256 KiB drains (benchmarks/README.md).
      */
     void drainIntoFile(TracingSession session) {
         write(session, false);

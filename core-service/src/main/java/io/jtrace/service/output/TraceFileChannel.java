@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Direct I/O writes whole blocks from block-aligned memory at block-aligned positions. The writer
  * keeps its buffer aligned ({@link #newBuffer}), hands over whole blocks ({@link #writeBlocks}) and keeps
- * the rest; to make that rest visible ({@link #writeTail}) its block is written zero-padded and the
- * file cut back to its real length, and the next write starts at that same block again. A file system
- * that refuses direct I/O (tmpfs, {@code /dev/null}), at open or at the first write, gets ordinary
+ * the rest. To make that rest visible ({@link #writeTail}) it goes out through a second, ordinary file
+ * descriptor, exactly as long as it is: the file never shows padding, even for an instant, and a process
+ * killed right after leaves it in the page cache, which the kernel writes. The next direct write starts
+ * at that same block again; the kernel writes the cached copy back and drops it first, once a period. A
+ * file system that refuses direct I/O (ramfs, a pipe), at open or at the first write, gets ordinary
  * writes instead, with an alignment of one byte, so nothing is ever held back.
  */
 final class TraceFileChannel implements AutoCloseable {
@@ -37,6 +39,8 @@ final class TraceFileChannel implements AutoCloseable {
 
     private final Path file;
     private FileChannel channel;
+    /** With direct I/O: an ordinary descriptor of the same file for the partial last block, opened at its first use. */
+    private FileChannel tailChannel;
     /** Every write's position, length and memory address are multiples of this: the block size, or 1. */
     private int alignment;
     /** Where the next write goes: the end of what was written in whole blocks (a tail's block is rewritten). */
@@ -134,23 +138,22 @@ final class TraceFileChannel implements AutoCloseable {
 
     /**
      * Makes {@code buffer}'s [0, {@code length}), less than a block, visible after what was written in
-     * whole blocks: its block goes out zero-padded, then the file is cut back to its real length. The
-     * position stays at that block, which the next {@link #writeBlocks} writes again, in full.
+     * whole blocks, through the ordinary descriptor: the file ends exactly there. The position stays at
+     * that block, which the next {@link #writeBlocks} writes again, in full. The file only grows: the
+     * next tail ends after this one.
      */
     void writeTail(ByteBuffer buffer, int length) throws IOException {
         if (length == 0) {
             // Always so without direct I/O: writeBlocks leaves nothing behind.
             return;
         }
-        int block = alignment;
-        for (int i = length; i < block; i++) {
-            buffer.put(i, (byte) 0);
+        if (tailChannel == null) {
+            tailChannel = FileChannel.open(file, StandardOpenOption.WRITE);
         }
-        write(buffer, 0, block);
-        channel.truncate(position + length);
-        if (!direct()) {
-            // This very write fell back from direct I/O: the appends that follow start over the tail again.
-            channel.position(position);
+        ByteBuffer source = buffer.duplicate().clear().limit(length);
+        long at = position;
+        while (source.hasRemaining()) {
+            at += tailChannel.write(source, at);
         }
     }
 
@@ -188,6 +191,8 @@ final class TraceFileChannel implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        try (FileChannel tail = tailChannel) {
+            channel.close();
+        }
     }
 }

@@ -65,7 +65,7 @@ class TraceFileDirectIoTest {
         assumeTrue(Files.getFileStore(dir).getBlockSize() > 512);
         Path file = dir.resolve("refused.pftrace");
         TraceFileWriter[] opened = new TraceFileWriter[1];
-        // The first write is a 512-byte tail block: refused by the JDK whatever the buffer's address.
+        // The first direct write is a 512-byte block: refused by the JDK whatever the buffer's address.
         checkFlushesAndContents(() -> opened[0] = new TraceFileWriter(TraceFileChannel.open(file, 512)), file, true);
         assertFalse(opened[0].directIo(), "fell back at the first refused write");
     }
@@ -159,7 +159,10 @@ class TraceFileDirectIoTest {
         TraceFileWriter open() throws IOException;
     }
 
-    /** With {@code flushFirst}, the first packet is small and flushed at once: the first write is a tail. */
+    /**
+     * With {@code flushFirst}, the first packet (a little over 512 bytes framed) is flushed at once: the
+     * first direct write is one 512-byte block.
+     */
     private static void checkFlushesAndContents(WriterFactory factory, Path file, boolean flushFirst)
             throws IOException {
         Random random = new Random(42);
@@ -168,7 +171,7 @@ class TraceFileDirectIoTest {
         int packets = 0;
         try (TraceFileWriter writer = factory.open()) {
             for (int i = 0; i < 400; i++) {
-                int size = i == 0 && flushFirst ? 10 : sizes[random.nextInt(sizes.length)] + random.nextInt(3);
+                int size = i == 0 && flushFirst ? 600 : sizes[random.nextInt(sizes.length)] + random.nextInt(3);
                 byte[] packet = TracePacket.newBuilder().setTimestamp(i)
                         .setTrustedPacketSequenceId(1 + random.nextInt(100))
                         .setSynchronizationMarker(com.google.protobuf.ByteString.copyFrom(new byte[size]))
