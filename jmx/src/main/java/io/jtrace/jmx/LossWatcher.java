@@ -59,7 +59,7 @@ final class LossWatcher implements AutoCloseable {
         }
         Map<Long, long[]> now = new HashMap<>();
         for (SessionInfo s : sessions) {
-            long[] counts = {chunksLost(s), s.writerPacketLoss(), Math.max(0, s.eventsLost())};
+            long[] counts = {s.chunksLost(), s.writerPacketLoss(), Math.max(0, s.eventsLost())};
             long[] before = seen.getOrDefault(s.id(), new long[3]);
             if (counts[0] > before[0] || counts[1] > before[1] || counts[2] > before[2]) {
                 sink.lost(s, new Growth(Math.max(0, counts[0] - before[0]), Math.max(0, counts[1] - before[1]),
@@ -76,14 +76,6 @@ final class LossWatcher implements AutoCloseable {
                 watch();
             }
         }
-    }
-
-    private static long chunksLost(SessionInfo s) {
-        long lost = 0;
-        for (BufferInfo b : s.buffers()) {
-            lost += b.chunksDiscarded() + ("file".equals(s.mode()) ? b.chunksOverwritten() : 0);
-        }
-        return lost;
     }
 
     @Override

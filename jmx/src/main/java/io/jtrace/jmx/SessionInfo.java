@@ -16,7 +16,9 @@ import java.util.List;
  * @param durationMs when it stops by itself, 0 for never
  * @param dataSources data source instances, as {@code name@producer}
  * @param buffers its trace buffers
- * @param chunksLost chunks its buffers lost: overwritten before being read plus discarded
+ * @param chunksLost chunks its buffers lost ({@link #chunksLost(String, List)}): discarded, and, in file mode,
+ *     overwritten before being read; a ring overwriting its oldest chunks is what it is for (its buffers
+ *     count those as {@code chunksOverwritten})
  * @param writerPacketLoss places where a writer dropped packets (shared memory full), summed over its buffers:
  *     each place may stand for any number of lost events
  * @param eventsLost track events lost so far (shared memory full, no writer to be had), counted per event by
@@ -30,5 +32,15 @@ public record SessionInfo(String name, long id, String state, String mode, Strin
     public SessionInfo {
         dataSources = List.copyOf(dataSources);
         buffers = List.copyOf(buffers);
+    }
+
+    /** The chunks lost by a session in {@code mode} with {@code buffers}: see {@link #chunksLost()}. */
+    public static long chunksLost(String mode, List<BufferInfo> buffers) {
+        boolean ring = "ring".equals(mode);
+        long lost = 0;
+        for (BufferInfo b : buffers) {
+            lost += b.chunksDiscarded() + (ring ? 0 : b.chunksOverwritten());
+        }
+        return lost;
     }
 }

@@ -19,7 +19,8 @@ final class FakeControl implements TracingControl {
         BufferInfo buffer = new BufferInfo(1, 1 << 20, 1 << 19, 50, "RING", 1000, 0, 10, overwritten, discarded,
                 writerLoss, 0, 0);
         return new SessionInfo(name, 7, "STARTED", mode, "sources=track_event", "/tmp/" + name + ".pftrace", 123, 0,
-                List.of("track_event@jvm:1"), List.of(buffer), overwritten + discarded, writerLoss, eventsLost, "");
+                List.of("track_event@jvm:1"), List.of(buffer), SessionInfo.chunksLost(mode, List.of(buffer)), writerLoss,
+                eventsLost, "");
     }
 
     @Override

@@ -18,7 +18,6 @@ public final class SessionInfos {
 
     static SessionInfo of(AgentSession session, SessionStatus status, String state, String error, long eventsLost) {
         List<BufferInfo> buffers = new ArrayList<>();
-        long chunksLost = 0;
         long writerLoss = 0;
         List<String> sources = List.of();
         long bytes = session.fileBytes();
@@ -30,7 +29,6 @@ public final class SessionInfos {
                         s.getBytesWritten(), s.getBytesOverwritten(), s.getChunksWritten(), s.getChunksOverwritten(),
                         s.getChunksDiscarded(), s.getTraceWriterPacketLoss(), s.getAbiViolations(),
                         s.getPatchesFailed()));
-                chunksLost += s.getChunksOverwritten() + s.getChunksDiscarded();
                 writerLoss += s.getTraceWriterPacketLoss();
             }
             sources = status.dataSources();
@@ -40,7 +38,7 @@ public final class SessionInfos {
         }
         return new SessionInfo(session.name, session.id(), state, session.mode.label(), summary(session.config),
                 session.file.toAbsolutePath().toString(), bytes, session.config.getDurationMs(), sources, buffers,
-                chunksLost, writerLoss, eventsLost, error);
+                SessionInfo.chunksLost(session.mode.label(), buffers), writerLoss, eventsLost, error);
     }
 
     /** The service's state as the surfaces name it. */
@@ -80,14 +78,11 @@ public final class SessionInfos {
             b.append(", track events lost ").append(s.eventsLost());
         }
         if ("ring".equals(s.mode())) {
-            // A ring overwriting its oldest chunks is what it is for: not a loss.
-            long overwritten = s.buffers().stream().mapToLong(BufferInfo::chunksOverwritten).sum();
-            b.append(", oldest chunks overwritten ").append(overwritten).append(", chunks lost ")
-                    .append(s.chunksLost() - overwritten);
-        } else {
-            b.append(", chunks lost ").append(s.chunksLost());
+            // Not in chunks lost (SessionInfo#chunksLost): overwriting its oldest chunks is what a ring is for.
+            b.append(", oldest chunks overwritten ")
+                    .append(s.buffers().stream().mapToLong(BufferInfo::chunksOverwritten).sum());
         }
-        b.append(", writer drops ").append(s.writerPacketLoss());
+        b.append(", chunks lost ").append(s.chunksLost()).append(", writer drops ").append(s.writerPacketLoss());
         if (!s.error().isEmpty()) {
             b.append(", error: ").append(s.error());
         }

@@ -12,7 +12,7 @@ class SessionInfosTest {
     private static SessionInfo session(String mode, long overwritten, long discarded, long eventsLost) {
         BufferInfo buffer = new BufferInfo(1, 1 << 20, 1 << 19, 50, "RING", 1000, 0, 10, overwritten, discarded, 2, 0, 0);
         return new SessionInfo("s", 3, "STARTED", mode, "sources=track_event", "/tmp/s.pftrace", 123, 0,
-                List.of("track_event@jvm:1"), List.of(buffer), overwritten + discarded, 2, eventsLost, "");
+                List.of("track_event@jvm:1"), List.of(buffer), SessionInfo.chunksLost(mode, List.of(buffer)), 2, eventsLost, "");
     }
 
     @Test

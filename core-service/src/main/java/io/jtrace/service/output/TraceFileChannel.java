@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why direct: copying a streamed trace into the page cache was most of what the service thread
  * spent per byte. Under a two-thread flood 54 % of its CPU samples were in the kernel's
- * {@code copy_folio_from_iter_atomic}, and {@code dd} on this machine's ext4 spends 1.1-1.7 s of
+ * {@code copy_folio_from_iter_atomic}, and {@code dd} on this machine's ext4 spends 0.5-1.7 s of
  * system time per GB written through the page cache against 0.19 s with {@code oflag=direct}; a trace
  * carries about twice the bytes per event of a JFR recording, so that copy was what kept two and four
  * flooding threads below JFR's rate (benchmarks/README.md). A trace file is written once, in order,
@@ -56,21 +56,19 @@ final class TraceFileChannel implements AutoCloseable {
 
     /** Creates or truncates {@code file}; direct I/O when its file system takes it. */
     static TraceFileChannel open(Path file) throws IOException {
-        FileChannel buffered = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
-        return open(file, buffered, directBlockSize(file));
+        return open(file, 0);
     }
 
     /**
-     * With the block size given: tests pass one smaller than the file system's, which the JDK refuses at
-     * the first write, as some file systems refuse direct writes they accepted at open.
+     * With the block size given (0: the file store's): tests pass one smaller than the file system's,
+     * which the JDK refuses at the first write, as some file systems refuse direct writes they accepted
+     * at open.
      */
-    static TraceFileChannel open(Path file, int blockSize) throws IOException {
-        return open(file, FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING), blockSize);
-    }
-
-    private static TraceFileChannel open(Path file, FileChannel buffered, int blockSize) throws IOException {
+    static TraceFileChannel open(Path file, int givenBlockSize) throws IOException {
+        // Created (or emptied) through the page cache first: the file store can then be asked its block.
+        FileChannel buffered = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        int blockSize = givenBlockSize > 0 ? givenBlockSize : directBlockSize(file);
         if (blockSize > 1) {
             FileChannel direct;
             try {

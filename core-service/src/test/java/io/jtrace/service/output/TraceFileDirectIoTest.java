@@ -34,9 +34,43 @@ class TraceFileDirectIoTest {
     void aFileOnADiskFileSystemIsWrittenPastThePageCache() throws IOException {
         assumeTrue(DIRECT_IO_FILE_SYSTEMS.contains(Files.getFileStore(dir).type()),
                 "the temp dir is on " + Files.getFileStore(dir).type());
-        try (TraceFileWriter writer = new TraceFileWriter(dir.resolve("direct.pftrace"))) {
+        Path file = dir.resolve("direct.pftrace");
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            writer.packet(new byte[70_000], 0, 70_000, new byte[0], 0);
+            writer.flush();
             assertTrue(writer.directIo());
+            // What the kernel holds: a descriptor of this process open on the file with O_DIRECT.
+            assertTrue(openFlags(file).stream().anyMatch(flags -> (flags & O_DIRECT) != 0),
+                    "descriptors open on the file, flags in octal: " + openFlags(file).stream()
+                            .map(Long::toOctalString).toList());
         }
+        assertTrue(openFlags(file).isEmpty(), "every descriptor is closed");
+    }
+
+    /** Linux's O_DIRECT on x86-64 and arm64's generic value: 040000 (octal). */
+    private static final long O_DIRECT = 040000;
+
+    /** The flags (from /proc/self/fdinfo) of this process's descriptors open on {@code file}. */
+    private static List<Long> openFlags(Path file) throws IOException {
+        List<Long> flags = new java.util.ArrayList<>();
+        Path target = file.toRealPath();
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    if (!Files.readSymbolicLink(fd).equals(target)) {
+                        continue;
+                    }
+                    for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString()))) {
+                        if (line.startsWith("flags:")) {
+                            flags.add(Long.parseLong(line.substring(6).trim(), 8));
+                        }
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // The listing's own descriptor, or one closed since the listing: not the file's.
+                }
+            }
+        }
+        return flags;
     }
 
     @Test
@@ -134,6 +168,10 @@ class TraceFileDirectIoTest {
         writer.packet(new byte[10_000], 0, 10_000, new byte[0], 0);
         writer.flush();
         writer.close();
+        byte[] closed = Files.readAllBytes(file);
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.UncheckedIOException.class,
+                () -> writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0));
+        assertArrayEquals(closed, Files.readAllBytes(file), "the closed file was not written again");
         Files.delete(file);
         org.junit.jupiter.api.Assertions.assertThrows(java.io.UncheckedIOException.class,
                 () -> writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0));
