@@ -59,7 +59,8 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
      * (Perfetto's too), because its one producer is this JVM and what it must absorb is the first
      * seconds of a busy session, while the service thread gets little of a CPU the application's threads
      * and the JIT are saturating. 200 threads paced at 3,000 slices/s each from the JVM's start lost
-     * events in 6 of 8 runs with 16 MiB (up to 40 %, counted) and in none of 10 with 32 MiB; a single
+     * events in 6 of 8 runs with 16 MiB (up to 40 %, counted) and in 1 of 16 with 32 MiB (on a busier
+     * day, in every run: 53 % against 34 % of their events, counted); a single
      * thread emitting 3 M slices/s lost about 3 M events in its first second with 4 MiB, 0 to 0.3 M with
      * 16 MiB (benchmarks/README.md).
      */
