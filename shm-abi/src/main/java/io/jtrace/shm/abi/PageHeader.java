@@ -48,6 +48,20 @@ public final class PageHeader {
         return layout.code() << LAYOUT_SHIFT;
     }
 
+    /** True when the page has a FREE chunk in its layout, or is unpartitioned (so any layout fits). */
+    public static boolean hasFreeChunk(int bitmap) {
+        PageLayout layout = layout(bitmap);
+        if (layout == PageLayout.NOT_PARTITIONED) {
+            return true;
+        }
+        for (int i = 0; layout != null && i < layout.chunksPerPage(); i++) {
+            if (chunkState(bitmap, i) == ChunkState.FREE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when every chunk of the page's layout is FREE (an unpartitioned page counts as free). */
     public static boolean allChunksFree(int bitmap) {
         return (bitmap & ~LAYOUT_MASK) == 0;

@@ -9,8 +9,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Finds free chunks in the SMB for writers, without locks: every claim is a CAS on a page header
- * (through {@link SharedMemoryAbi}). The scan starts at a shared hint so concurrent writers spread over
- * different pages instead of all fighting over page 0.
+ * (through {@link SharedMemoryAbi}). The scan looks only at pages marked as maybe free
+ * ({@link FreePageHints}) and starts at a shared hint so concurrent writers spread over different pages
+ * instead of all fighting over page 0.
  */
 public final class ChunkArbiter {
     /** Default chunk layout: 4 chunks per page (about 1 KiB chunks on 4 KiB pages). */
@@ -62,15 +63,6 @@ public final class ChunkArbiter {
      * can be that large.
      */
     public int acquireChunk(int minChunkBytes) {
-        return acquireChunk(minChunkBytes, false);
-    }
-
-    /**
-     * {@link #acquireChunk(int)}; with {@code rescan}, scans even while no chunk is known to have been
-     * freed since the last scan that found none: a service in another process frees chunks without
-     * moving this producer's free epoch, which then moves only with the commit thread's period.
-     */
-    private int acquireChunk(int minChunkBytes, boolean rescan) {
         PageLayout layout = DEFAULT_LAYOUT.chunkSize(abi.pageSize()) >= minChunkBytes
                 ? DEFAULT_LAYOUT
                 : PageLayout.smallestFitting(minChunkBytes, abi.pageSize());
@@ -79,31 +71,38 @@ public final class ChunkArbiter {
         }
         // Read before the scan: a chunk freed during a scan that misses it moves the epoch past this.
         long epoch = committer.freeEpoch();
-        if (!rescan && fullAtEpoch[layout.code()] == epoch) {
+        if (fullAtEpoch[layout.code()] == epoch) {
             return -1;
         }
+        FreePageHints hints = committer.freePages();
         int pages = abi.pageCount();
         int start = pageHint;
         if (start >= pages) {
             start = 0;
         }
-        for (int i = 0; i < pages; i++) {
-            int page = start + i;
-            if (page >= pages) {
-                page -= pages;
+        // Only the pages marked as maybe free, word by word from the hint's: a scan that finds nothing
+        // reads the words, not every page header.
+        // A committer may be sized for more pages than this SMB has (tests share one): its words past
+        // the SMB's last page are not looked at.
+        int words = Math.min(hints.words(), (pages + 63) >>> 6);
+        int firstWord = start >>> 6;
+        for (int w = 0; w < words; w++) {
+            int word = firstWord + w;
+            if (word >= words) {
+                word -= words;
             }
-            int bitmap = abi.pageBitmap(page);
-            int code = PageHeader.layoutCode(bitmap);
-            if (code == PageLayout.NOT_PARTITIONED.code()) {
-                // Lost races are fine: whoever partitioned it, we then try to take a chunk of it.
-                abi.tryPartitionPage(page, layout);
-            } else if (code != layout.code()) {
-                continue;
-            }
-            int index = abi.tryAcquireChunkForWriting(page, layout);
-            if (index >= 0) {
-                pageHint = page;
-                return page << 8 | layout.code() << 4 | index;
+            long bits = hints.word(word);
+            while (bits != 0) {
+                int page = word << 6 | Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                if (page >= pages) {
+                    break;
+                }
+                int index = tryPage(hints, page, layout);
+                if (index >= 0) {
+                    pageHint = page;
+                    return page << 8 | layout.code() << 4 | index;
+                }
             }
         }
         fullAtEpoch[layout.code()] = epoch;
@@ -111,10 +110,33 @@ public final class ChunkArbiter {
     }
 
     /**
-     * Whether a writer without a chunk would find none now: the last scan for a default-size chunk found
-     * the SMB full, and no chunk has been freed since. Plain read of the same hint as above: stale means
-     * an older epoch, so at worst an answer of false and one more scan.
+     * A chunk of {@code page} in {@code layout}, or -1. A page found full has its mark cleared, then its
+     * header read again: a free that landed meanwhile marks it back (see {@link FreePageHints}).
      */
+    private int tryPage(FreePageHints hints, int page, PageLayout layout) {
+        int code = PageHeader.layoutCode(abi.pageBitmap(page));
+        if (code == PageLayout.NOT_PARTITIONED.code()) {
+            // Lost races are fine: whoever partitioned it, we then try to take a chunk of it.
+            abi.tryPartitionPage(page, layout);
+        } else if (code != layout.code()) {
+            // Another layout's page stays marked for writers of that layout, if it has a free chunk.
+            return -1;
+        }
+        int index = abi.tryAcquireChunkForWriting(page, layout);
+        if (index >= 0) {
+            return index;
+        }
+        hints.clear(page);
+        if (PageHeader.hasFreeChunk(abi.pageBitmap(page))) {
+            // Freed between our look and the clear. Marked again, and the epoch moved: a writer whose
+            // scan passed the page while it was clear must not take its "full" for the truth.
+            hints.mark(page);
+            committer.epochMoved();
+            return abi.tryAcquireChunkForWriting(page, layout);
+        }
+        return -1;
+    }
+
     public boolean knownFull() {
         return fullAtEpoch[DEFAULT_LAYOUT.code()] == committer.freeEpoch();
     }
@@ -152,7 +174,12 @@ public final class ChunkArbiter {
                 park = Math.min(park * 2, 1_000_000);
                 parked = true;
             }
-            int handle = acquireChunk(minChunkBytes, parked);
+            if (parked) {
+                // A service in another process frees without telling this side: after a wait, every page
+                // is worth a look again.
+                committer.markAllUnlessFreesReported();
+            }
+            int handle = acquireChunk(minChunkBytes);
             if (handle >= 0 || System.nanoTime() > deadline) {
                 return handle;
             }

@@ -90,13 +90,22 @@ public final class ChunkCommitter implements AutoCloseable {
      */
     private boolean stoppedAtClaimedSlot;
     /**
-     * Advances whenever chunks may have been freed since: the sink released a request (the service has
-     * moved its chunks and freed them), and at every wake-up of the commit thread (the safety net for a
-     * sink that keeps its requests). Writers that found the SMB full scan it again only once this has
+     * Advances whenever chunks may have been freed since: the sink freed or released a request, and at
+     * every wake-up of the commit thread while frees are not reported in this process (the safety net
+     * for a service in another process, which frees without telling this side). Writers that found the SMB full scan it again only once this has
      * moved ({@link ChunkArbiter#acquireChunk}). Written by the sink's and the commit thread (atomic
      * increment), read by writers (volatile).
      */
     private final AtomicLong freeEpoch = new AtomicLong();
+    /** Pages that may have a free chunk, marked where frees are reported ({@link #chunksFreed}). */
+    private final FreePageHints freePages;
+    /**
+     * Set once the sink reports frees in this process ({@link CommitRequest#chunksFreed()}): every free
+     * then comes with its pages, and the commit thread's period stops marking every page. Until then
+     * (a service in another process, whose frees this side never sees) each period marks them all.
+     * Volatile: set by the sink's thread, read by the commit thread.
+     */
+    private volatile boolean freesReportedInProcess;
 
     public ChunkCommitter(int pageCount, CommitSink sink, long commitPeriodMillis, String name) {
         this(pageCount, sink, commitPeriodMillis, name, new MpscAtomicArrayQueue<>(pageCount * PageHeader.MAX_CHUNKS_PER_PAGE));
@@ -112,6 +121,7 @@ public final class ChunkCommitter implements AutoCloseable {
             }
         }
         this.released = released;
+        this.freePages = new FreePageHints(pageCount);
         this.wakeThreshold = Math.max(1, pageCount / 16);
         this.sink = sink;
         this.periodNanos = TimeUnit.MILLISECONDS.toNanos(commitPeriodMillis);
@@ -229,7 +239,7 @@ public final class ChunkCommitter implements AutoCloseable {
                 // Until the period ends or a writer, a flush or a stall wakes the thread (unpark). A wake-up
                 // from before the batch above only ends this park early: the loop then finds nothing due.
                 LockSupport.parkNanos(this, Math.max(0, periodEnd - System.nanoTime()));
-                freeEpoch.incrementAndGet();
+                markAllUnlessFreesReported();
             }
         }
         long flushId = pendingFlush.getAndSet(-1);
@@ -284,12 +294,27 @@ public final class ChunkCommitter implements AutoCloseable {
 
     private CommitRequest newBatch() {
         CommitRequest reused = recycled.poll();
-        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, this::requestReleased, this::notifyChunksFreed);
+        return reused != null ? reused : new CommitRequest(BATCH_CAPACITY, this);
     }
 
-    private void requestReleased(CommitRequest request) {
-        notifyChunksFreed();
+    /** The sink released {@code request} ({@link CommitRequest#release()}): it is reused for a later batch. */
+    void recycle(CommitRequest request) {
         recycled.offer(request);
+    }
+
+    /**
+     * The sink freed the chunks of {@code request} ({@code bySink}), or released it without saying so (a
+     * sink that failed half-way, or one whose service frees them later): their pages are marked, then the
+     * epoch moves, so a writer that sees the new epoch also sees the marks (both volatile).
+     */
+    void chunksFreed(CommitRequest request, boolean bySink) {
+        if (bySink && !freesReportedInProcess) {
+            freesReportedInProcess = true;
+        }
+        for (int i = 0; i < request.size(); i++) {
+            freePages.mark(request.page(i));
+        }
+        freeEpoch.incrementAndGet();
     }
 
     /**
@@ -297,7 +322,27 @@ public final class ChunkCommitter implements AutoCloseable {
      * frees that come without one (a service that answers commits over IPC, a test freeing by hand).
      */
     public void notifyChunksFreed() {
+        freePages.markAll();
         freeEpoch.incrementAndGet();
+    }
+
+    /** {@link #notifyChunksFreed()} unless the sink reports its frees in this process (then marks are exact). */
+    void markAllUnlessFreesReported() {
+        if (!freesReportedInProcess) {
+            notifyChunksFreed();
+        }
+    }
+
+    /**
+     * Moves the epoch without marking a page: a writer re-marked a page it had cleared, because a free
+     * landed in between ({@link ChunkArbiter}); a scan that skipped the page meanwhile must not be trusted.
+     */
+    void epochMoved() {
+        freeEpoch.incrementAndGet();
+    }
+
+    FreePageHints freePages() {
+        return freePages;
     }
 
     /** See {@link #freeEpoch}: unchanged means no chunk of the SMB can have been freed since. */

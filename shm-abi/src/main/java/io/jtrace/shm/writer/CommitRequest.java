@@ -3,7 +3,6 @@ package io.jtrace.shm.writer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * A batch of chunks released by writers, to be moved by the service from the SMB into trace buffers,
@@ -28,18 +27,20 @@ public final class CommitRequest {
     /** A size field to fill in a chunk already committed. */
     public record Patch(int writerId, int chunkId, int offset, int value, boolean hasMorePatches) {}
 
-    /** Where {@link #release()} hands the request back for reuse, or null. */
-    private final Consumer<CommitRequest> recycler;
-    /** Tells the writers that chunks were freed ({@link #chunksFreed()}), or null. */
-    private final Runnable freedListener;
+    /**
+     * The commit thread that built the request: told where chunks were freed, and given the request back
+     * for reuse ({@link #release()}). Null for a request made by hand.
+     */
+    private final ChunkCommitter committer;
+    /** Whether the sink said it freed the chunks ({@link #chunksFreed()}); the sink's thread only. */
+    private boolean freesReported;
 
     public CommitRequest(int capacity) {
-        this(capacity, null, null);
+        this(capacity, null);
     }
 
-    CommitRequest(int capacity, Consumer<CommitRequest> recycler, Runnable freedListener) {
-        this.recycler = recycler;
-        this.freedListener = freedListener;
+    CommitRequest(int capacity, ChunkCommitter committer) {
+        this.committer = committer;
         int n = Math.max(capacity, 1);
         pages = new int[n];
         chunks = new int[n];
@@ -130,22 +131,31 @@ public final class CommitRequest {
      * leaves the request to the garbage collector.
      */
     public void release() {
-        if (recycler != null) {
+        if (committer != null) {
+            if (!freesReported) {
+                // A sink that failed half-way, or moves the chunks later (a service in another process):
+                // the request's pages are the ones it may have freed, or may free.
+                committer.chunksFreed(this, false);
+            }
+            freesReported = false;
             count = 0;
             retiredCount = 0;
             patches.clear();
-            recycler.accept(this);
+            committer.recycle(this);
         }
     }
 
     /**
      * Called by the sink as soon as it has freed the request's chunks in the SMB, before any slower work
      * it does next (such as writing a file): writers that found the SMB full look for a free chunk again
-     * from now on, instead of dropping until the request is released.
+     * from now on, in the request's pages, instead of dropping until the request is released. A sink that
+     * calls this frees chunks only through requests, in this process: the writers then stop looking
+     * through every page on the commit thread's period (see {@link ChunkCommitter}).
      */
     public void chunksFreed() {
-        if (freedListener != null) {
-            freedListener.run();
+        if (committer != null) {
+            freesReported = true;
+            committer.chunksFreed(this, true);
         }
     }
 

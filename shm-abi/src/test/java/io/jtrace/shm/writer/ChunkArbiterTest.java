@@ -101,11 +101,7 @@ class ChunkArbiterTest {
         for (int i = 0; i < PAGES * 4; i++) {
             arbiter.acquireChunk(12);
         }
-        for (int i = 0; i < 4; i++) {
-            abi.releaseChunkAsComplete(2, i);
-            abi.tryAcquireChunkForReading(2, i);
-            abi.releaseChunkAsFree(2, i);
-        }
+        freeAsTheServiceDoes(2, 0, 1, 2, 3);
         int handle = arbiter.acquireChunk(3000);
         assertEquals(2, ChunkArbiter.pageOf(handle));
         assertSame(PageLayout.DIV1, ChunkArbiter.layoutOf(handle));
@@ -126,6 +122,67 @@ class ChunkArbiterTest {
         int handle = arbiter.acquireChunkStalling(12, TimeUnit.SECONDS.toNanos(30));
         assertEquals(1, ChunkArbiter.pageOf(handle));
         assertEquals(3, ChunkArbiter.indexOf(handle));
+    }
+
+    @Test
+    void aFullScanLooksOnlyAtPagesFreedSinceThePreviousOne() {
+        for (int i = 0; i < PAGES * 4; i++) {
+            arbiter.acquireChunk(12);
+        }
+        assertEquals(-1, arbiter.acquireChunk(12));
+        for (int page = 0; page < PAGES; page++) {
+            assertEquals(false, committer.freePages().isMarked(page), "full page " + page + " still marked");
+        }
+        freeAsTheServiceDoes(3, 1);
+        assertEquals(true, committer.freePages().isMarked(3));
+        int handle = arbiter.acquireChunk(12);
+        assertEquals(3, ChunkArbiter.pageOf(handle));
+        assertEquals(1, ChunkArbiter.indexOf(handle));
+        assertEquals(-1, arbiter.acquireChunk(12));
+        assertEquals(false, committer.freePages().isMarked(3), "found full again");
+    }
+
+    @Test
+    void aChunkFreedBehindTheWritersBackIsNotHandedOutUntilTheFreeIsReported() {
+        for (int i = 0; i < PAGES * 4; i++) {
+            arbiter.acquireChunk(12);
+        }
+        assertEquals(-1, arbiter.acquireChunk(12));
+        committer.freePages().clear(0);
+        abi.releaseChunkAsComplete(0, 2);
+        abi.tryAcquireChunkForReading(0, 2);
+        abi.releaseChunkAsFree(0, 2);
+        committer.epochMoved();
+        assertEquals(-1, arbiter.acquireChunk(12), "the page is not marked: its free was not reported");
+        committer.notifyChunksFreed();
+        int handle = arbiter.acquireChunk(12);
+        assertEquals(0, ChunkArbiter.pageOf(handle));
+        assertEquals(2, ChunkArbiter.indexOf(handle));
+    }
+
+    @Test
+    void aPageFreedWhileAWriterClearedItsMarkIsMarkedAgain() {
+        for (int i = 0; i < PAGES * 4; i++) {
+            arbiter.acquireChunk(12);
+        }
+        // The writer's side of the race, one step at a time: it found page 1 full and cleared its mark;
+        // the service then frees a chunk there and marks it (mark() sees the bit clear and sets it).
+        committer.freePages().clear(1);
+        freeAsTheServiceDoes(1, 0);
+        assertEquals(true, committer.freePages().isMarked(1));
+        assertEquals(1, ChunkArbiter.pageOf(arbiter.acquireChunk(12)));
+    }
+
+    /** As the service does: COMPLETE, read, FREE, then the request's frees reported to the committer. */
+    private void freeAsTheServiceDoes(int page, int... chunks) {
+        CommitRequest request = new CommitRequest(chunks.length, committer);
+        for (int chunk : chunks) {
+            abi.releaseChunkAsComplete(page, chunk);
+            abi.tryAcquireChunkForReading(page, chunk);
+            abi.releaseChunkAsFree(page, chunk);
+            request.add(page, chunk, 0);
+        }
+        request.chunksFreed();
     }
 
     @Test
