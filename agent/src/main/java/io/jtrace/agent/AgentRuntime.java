@@ -63,7 +63,7 @@ final class AgentRuntime {
                 new JfrDataSource(process));
         this.producer = new ProducerClient("jvm:" + process.pid(), sources);
         producer.connect(p -> service.connectInProcessProducer(p, producer.name()));
-        this.sessions = new SessionRegistry(service, new AgentRequests(), trackEvent::lostEvents);
+        this.sessions = new SessionRegistry(service, new AgentRequests(), trackEvent::lostEvents, true);
         // How `jtrace list` tells, without loading anything, that this JVM runs jtrace.
         String version = AgentRuntime.class.getPackage().getImplementationVersion();
         System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");

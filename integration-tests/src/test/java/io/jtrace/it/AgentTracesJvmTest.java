@@ -176,6 +176,25 @@ class AgentTracesJvmTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void theFirstSessionIsPrecededByAPipelineWarmUpThatLeavesNothingBehind(String jdk) throws Exception {
+        Path trace = dir.resolve("warm.pftrace");
+        ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk), "start,log=debug,file=" + trace, trace, dir,
+                ChildJvm.DEFAULT_JVM_FLAGS, ChildJvm.DEFAULT_TIMEOUT, AppWorkload.class.getName(), "2", "20", "0");
+        assertEquals(0, result.exitCode(), result.stderr());
+        assertTrue(result.stderr().contains("pipeline warmed up in"), result.stderr());
+        TraceModel model = TraceModel.read(trace);
+        assertEquals(List.of(), model.problems);
+        assertEquals(40, model.slices.stream().filter(s -> s.name() != null && s.name().startsWith("work-")).count());
+        assertTrue(model.slices.stream().noneMatch(s -> s.categories().contains("jtrace.warmup")
+                || (s.name() != null && s.name().startsWith("warm-up"))), "a warm-up slice in the user's trace");
+        try (var files = Files.list(dir)) {
+            List<String> left = files.map(f -> f.getFileName().toString()).filter(f -> f.contains("warmup")).toList();
+            assertEquals(List.of(), left, "the warm-up's scratch file is deleted");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
     void unknownOptionIsReportedByNameAndTheApplicationRunsUntraced(String jdk) throws Exception {
         ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,bogus=1", dir,
                 AppWorkload.class.getName(), "1", "5", "0");

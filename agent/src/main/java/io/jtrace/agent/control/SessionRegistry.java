@@ -1,10 +1,12 @@
 package io.jtrace.agent.control;
 
+import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.jmx.DataSourceInfo;
 import io.jtrace.jmx.DumpInfo;
 import io.jtrace.jmx.ProducerInfo;
 import io.jtrace.jmx.SessionInfo;
 import io.jtrace.jmx.TracingControl;
+import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.InvalidConfigException;
 import io.jtrace.service.ServiceLimitException;
 import io.jtrace.service.SessionNameTakenException;
@@ -59,6 +61,7 @@ public final class SessionRegistry implements TracingControl {
     private final RequestParser parser;
     /** Track events a session (by the service's id) lost so far, -1 if unknown: see TrackEventDataSource#lostEvents. */
     private final LongUnaryOperator eventsLost;
+    private final PipelineWarmUp warmUp;
     private final Map<String, AgentSession> running = new LinkedHashMap<>();
     /**
      * Names and files of sessions starting or running: taken before a session starts, so two starts at
@@ -72,9 +75,18 @@ public final class SessionRegistry implements TracingControl {
     private boolean hookInstalled;
 
     public SessionRegistry(TracingService service, RequestParser parser, LongUnaryOperator eventsLost) {
+        this(service, parser, eventsLost, false);
+    }
+
+    /**
+     * {@code warmUp}: before the first session that records track events, run the pipeline once in a
+     * private session ({@link PipelineWarmUp}), as the agent does; tests of the registry itself do not.
+     */
+    public SessionRegistry(TracingService service, RequestParser parser, LongUnaryOperator eventsLost, boolean warmUp) {
         this.service = service;
         this.parser = parser;
         this.eventsLost = eventsLost;
+        this.warmUp = warmUp ? new PipelineWarmUp(service) : null;
     }
 
     @Override
@@ -112,6 +124,9 @@ public final class SessionRegistry implements TracingControl {
             namesTaken.add(name);
             filesTaken.put(key(file), name);
         }
+        if (warmUp != null && recordsTrackEvents(request.config())) {
+            warmUp.runOnce(file);
+        }
         AgentSession session;
         try {
             session = AgentSession.start(service, name, request.mode(), file, request.config());
@@ -140,6 +155,15 @@ public final class SessionRegistry implements TracingControl {
             listener.started(info);
         }
         return info;
+    }
+
+    private static boolean recordsTrackEvents(TraceConfig config) {
+        for (TraceConfig.DataSource ds : config.getDataSourcesList()) {
+            if (ds.getConfig().getName().equals(TrackEventDataSource.NAME)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private synchronized void release(String name, Path file) {

@@ -1,0 +1,117 @@
+package io.jtrace.agent.control;
+
+import io.jtrace.agent.trackevent.TrackEventDataSource;
+import io.jtrace.api.Category;
+import io.jtrace.api.TrackEvent;
+import io.jtrace.protos.DataSourceConfig;
+import io.jtrace.protos.TraceConfig;
+import io.jtrace.protos.TrackEventConfig;
+import io.jtrace.service.TracingService;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the whole track-event pipeline once, before the JVM's first session: a private session streams
+ * a few tens of thousands of slices into a scratch file beside the real one, then ends and the file is
+ * deleted. The application's events then meet compiled code from their first one.
+ *
+ * <p>Why: a session started with the JVM (or on a busy JVM) otherwise runs the writer's path and the
+ * service's path interpreted while the application's threads take the CPU, and the compiler threads get
+ * their share too late. With 200 threads paced at 3,000 slices/s each from the start, the service thread
+ * got 3 % of the CPU, ran its commits interpreted, and the SMB filled in 1.3 s: a third or more of the
+ * events were lost (counted) in most runs (benchmarks/README.md). JFR has no such phase: its buffer
+ * promotion and its recorder are native code.
+ *
+ * <p>Never visible: the session is not in the registry (no name, no status line, no listener), its
+ * category {@value #CATEGORY} is enabled in it alone, and a failure only skips the warm-up (logged at
+ * debug level).
+ */
+final class PipelineWarmUp {
+    static final String CATEGORY = "jtrace.warmup";
+    /** Slices per shape of call: enough for the JIT's second tier on the per-packet methods. */
+    static final int SLICES = 12_000;
+    private static final long TIMEOUT_MS = 10_000;
+    private static final Logger LOG = LoggerFactory.getLogger(PipelineWarmUp.class);
+
+    private final TracingService service;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    PipelineWarmUp(TracingService service) {
+        this.service = service;
+    }
+
+    /**
+     * The first call runs the warm-up, writing its scratch file in {@code traceFile}'s directory (so it
+     * takes the file system's own path, direct I/O or not); every later call returns at once.
+     */
+    void runOnce(Path traceFile) {
+        if (!done.compareAndSet(false, true)) {
+            return;
+        }
+        long started = System.nanoTime();
+        Path scratch = null;
+        try {
+            scratch = scratchFile(traceFile);
+            AgentSession session = AgentSession.start(service, "jtrace-warmup-" + ProcessHandle.current().pid(),
+                    SessionRequest.Mode.FILE, scratch, config());
+            try {
+                emit(Category.of(CATEGORY));
+            } finally {
+                session.requestStop();
+                session.ended().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+            LOG.debug("jtrace: pipeline warmed up in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception | LinkageError e) {
+            LOG.debug("jtrace: pipeline warm-up skipped", e);
+        } finally {
+            deleteQuietly(scratch);
+        }
+    }
+
+    /** The two shapes the API's slices take: plain begin/end, and an event with an argument. */
+    private static void emit(Category category) {
+        for (int i = 0; i < SLICES; i++) {
+            TrackEvent.begin(category, "warm-up");
+            TrackEvent.end(category);
+            TrackEvent.event(category).arg("i", i).begin("warm-up with argument");
+            TrackEvent.end(category);
+        }
+    }
+
+    private static TraceConfig config() {
+        return TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(1024)
+                        .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER))
+                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder()
+                        .setName(TrackEventDataSource.NAME)
+                        .setTrackEventConfig(TrackEventConfig.newBuilder().addEnabledCategories(CATEGORY))))
+                .build();
+    }
+
+    private static Path scratchFile(Path traceFile) throws IOException {
+        Path dir = traceFile.toAbsolutePath().getParent();
+        try {
+            return Files.createTempFile(dir, ".jtrace-warmup-", ".pftrace");
+        } catch (IOException | RuntimeException e) {
+            return Files.createTempFile(".jtrace-warmup-", ".pftrace");
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.debug("jtrace: could not delete the warm-up's scratch file {}", file, e);
+        }
+    }
+}
