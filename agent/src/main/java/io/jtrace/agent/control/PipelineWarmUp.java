@@ -1,5 +1,6 @@
 package io.jtrace.agent.control;
 
+import io.jtrace.agent.trackevent.CategoryFilter;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.api.Category;
 import io.jtrace.api.TrackEvent;
@@ -11,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,19 +27,22 @@ import org.slf4j.LoggerFactory;
  * events were lost (counted) in most runs (benchmarks/README.md). JFR has no such phase: its buffer
  * promotion and its recorder are native code.
  *
- * <p>Never visible: the session is not in the registry (no name, no status line, no listener), its
- * category {@value #CATEGORY} is enabled in it alone, and a failure only skips the warm-up (logged at
- * debug level).
+ * <p>Never visible: the session is not in the registry (no name, no status line, no listener); its
+ * category is disabled by default ({@link CategoryFilter#DISABLED_BY_DEFAULT_PREFIX}), so no other
+ * session records it, whoever started that one (this registry, the consumer socket, a daemon) and
+ * whatever its categories, unless it names the category exactly; a concurrent start here waits for it to
+ * end; a failure only skips the warm-up (logged at debug level).
  */
 final class PipelineWarmUp {
-    static final String CATEGORY = "jtrace.warmup";
+    static final String CATEGORY = CategoryFilter.DISABLED_BY_DEFAULT_PREFIX + "jtrace.warmup";
     /** Slices per shape of call: enough for the JIT's second tier on the per-packet methods. */
     static final int SLICES = 12_000;
     private static final long TIMEOUT_MS = 10_000;
     private static final Logger LOG = LoggerFactory.getLogger(PipelineWarmUp.class);
 
     private final TracingService service;
-    private final AtomicBoolean done = new AtomicBoolean();
+    /** Guarded by this: a second start waits for the warm-up to end. */
+    private boolean done;
 
     PipelineWarmUp(TracingService service) {
         this.service = service;
@@ -49,14 +52,16 @@ final class PipelineWarmUp {
      * The first call runs the warm-up, writing its scratch file in {@code traceFile}'s directory (so it
      * takes the file system's own path, direct I/O or not); every later call returns at once.
      */
-    void runOnce(Path traceFile) {
-        if (!done.compareAndSet(false, true)) {
+    synchronized void runOnce(Path traceFile) {
+        if (done) {
             return;
         }
+        done = true;
         long started = System.nanoTime();
         Path scratch = null;
         try {
             scratch = scratchFile(traceFile);
+            scratch.toFile().deleteOnExit();
             AgentSession session = AgentSession.start(service, "jtrace-warmup-" + ProcessHandle.current().pid(),
                     SessionRequest.Mode.FILE, scratch, config());
             try {
@@ -65,13 +70,13 @@ final class PipelineWarmUp {
                 session.requestStop();
                 session.ended().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
             }
+            deleteQuietly(scratch);
             LOG.debug("jtrace: pipeline warmed up in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception | LinkageError e) {
+            // A scratch file still being written (the session did not end in time) is left to the exit.
             LOG.debug("jtrace: pipeline warm-up skipped", e);
-        } finally {
-            deleteQuietly(scratch);
         }
     }
 

@@ -8,9 +8,17 @@ import java.util.regex.Pattern;
  * Decides which categories a session enables, from {@code TrackEventConfig}'s enabled_categories and
  * disabled_categories (glob patterns with {@code *} and {@code ?}). Perfetto's precedence: an exact
  * enabled name wins, then an exact disabled name, then enabled patterns, then disabled patterns; a
- * config that lists no categories at all enables every category.
+ * config that lists no categories at all enables every category, except those named
+ * {@value #DISABLED_BY_DEFAULT_PREFIX}..., which only their exact name enables.
  */
 public final class CategoryFilter {
+    /**
+     * Categories named so are off unless named exactly in enabled_categories: a pattern, or a config
+     * that lists none, does not enable them. Perfetto's SDK does the same for its
+     * {@code TRACE_DISABLED_BY_DEFAULT} categories (their "slow" tag is in the default disabled_tags).
+     */
+    public static final String DISABLED_BY_DEFAULT_PREFIX = "disabled-by-default-";
+
     private final List<String> enabled;
     private final List<String> disabled;
 
@@ -24,10 +32,13 @@ public final class CategoryFilter {
     }
 
     public boolean isEnabled(String category) {
-        if (enabled.isEmpty() && disabled.isEmpty()) {
+        if (enabled.contains(category)) {
             return true;
         }
-        if (enabled.contains(category)) {
+        if (category.startsWith(DISABLED_BY_DEFAULT_PREFIX)) {
+            return false;
+        }
+        if (enabled.isEmpty() && disabled.isEmpty()) {
             return true;
         }
         if (disabled.contains(category)) {

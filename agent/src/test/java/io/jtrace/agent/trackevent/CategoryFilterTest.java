@@ -13,6 +13,15 @@ class CategoryFilterTest {
     }
 
     @Test
+    void aDisabledByDefaultCategoryIsEnabledOnlyByItsExactName() {
+        String slow = "disabled-by-default-gpu.debug";
+        assertFalse(new CategoryFilter(List.of(), List.of()).isEnabled(slow), "no lists");
+        assertFalse(new CategoryFilter(List.of("*"), List.of()).isEnabled(slow), "a pattern matching every name");
+        assertFalse(new CategoryFilter(List.of("disabled-by-default-*"), List.of()).isEnabled(slow), "a pattern of the prefix");
+        assertTrue(new CategoryFilter(List.of(slow), List.of("*")).isEnabled(slow), "its exact name");
+    }
+
+    @Test
     void enabledGlobsSelectAndEverythingElseIsOff() {
         CategoryFilter f = new CategoryFilter(List.of("db*", "app"), List.of());
         assertTrue(f.isEnabled("db"));

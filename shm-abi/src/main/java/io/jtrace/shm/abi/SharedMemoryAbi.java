@@ -63,7 +63,10 @@ public final class SharedMemoryAbi {
         return pageSize;
     }
 
-    /** Acquire load of a page's bitmap. */
+    /**
+     * Volatile load of a page's bitmap: sequentially consistent with the CASes on it, which the
+     * writers' free-page marks rely on (FreePageHints); an acquire load would not do there.
+     */
     public int pageBitmap(int page) {
         return (int) INT.getVolatile(buf, pageOffset(page));
     }

@@ -19,6 +19,10 @@ public final class ChunkArbiter {
     /** How many sequence ids {@link #proposeSequenceId} hands out: the upper half of what a slot holds. */
     public static final int PROPOSALS = (WireFormat.MAX_SLOT_SEQUENCE_ID + 1) / 2;
     private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - PROPOSALS;
+    /** {@link #claim}'s answer when the page has {@code layout} and no free chunk in it. */
+    private static final int FULL = -1;
+    /** {@link #claim}'s answer when the page is laid out for another size: it keeps its mark. */
+    private static final int OTHER_LAYOUT = -2;
 
     private final SharedMemoryAbi abi;
     private final WriterIdAllocator writerIds = new WriterIdAllocator();
@@ -114,17 +118,9 @@ public final class ChunkArbiter {
      * header read again: a free that landed meanwhile marks it back (see {@link FreePageHints}).
      */
     private int tryPage(FreePageHints hints, int page, PageLayout layout) {
-        int code = PageHeader.layoutCode(abi.pageBitmap(page));
-        if (code == PageLayout.NOT_PARTITIONED.code()) {
-            // Lost races are fine: whoever partitioned it, we then try to take a chunk of it.
-            abi.tryPartitionPage(page, layout);
-        } else if (code != layout.code()) {
-            // Another layout's page stays marked for writers of that layout, if it has a free chunk.
-            return -1;
-        }
-        int index = abi.tryAcquireChunkForWriting(page, layout);
-        if (index >= 0) {
-            return index;
+        int index = claim(page, layout);
+        if (index != FULL) {
+            return Math.max(index, -1);
         }
         hints.clear(page);
         if (PageHeader.hasFreeChunk(abi.pageBitmap(page))) {
@@ -132,9 +128,21 @@ public final class ChunkArbiter {
             // scan passed the page while it was clear must not take its "full" for the truth.
             hints.mark(page);
             committer.epochMoved();
-            return abi.tryAcquireChunkForWriting(page, layout);
+            return Math.max(claim(page, layout), -1);
         }
         return -1;
+    }
+
+    /** Takes a chunk of {@code page}, laying the page out first if it is unpartitioned. */
+    private int claim(int page, PageLayout layout) {
+        int code = PageHeader.layoutCode(abi.pageBitmap(page));
+        if (code == PageLayout.NOT_PARTITIONED.code()) {
+            // Lost races are fine: whoever partitioned it, we then try to take a chunk of it.
+            abi.tryPartitionPage(page, layout);
+        } else if (code != layout.code()) {
+            return OTHER_LAYOUT;
+        }
+        return abi.tryAcquireChunkForWriting(page, layout);
     }
 
     public boolean knownFull() {
@@ -156,8 +164,9 @@ public final class ChunkArbiter {
     /**
      * {@link #acquireChunk} for a writer whose policy is to wait: bounded back-off (spin, then yield,
      * then park in growing steps), asking the commit thread each time to send what is queued, for at most
-     * {@code limitNanos}. After each park it scans the SMB whatever the free epoch says, so chunks freed
-     * by a service in another process are found within the back-off step, not at the commit period.
+     * {@code limitNanos}. After each park, unless the service reports its frees in this process, every
+     * page is marked again, so chunks freed by a service in another process are found within the
+     * back-off step, not at the commit period.
      */
     public int acquireChunkStalling(int minChunkBytes, long limitNanos) {
         long deadline = System.nanoTime() + limitNanos;

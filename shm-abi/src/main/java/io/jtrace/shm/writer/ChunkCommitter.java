@@ -183,8 +183,9 @@ public final class ChunkCommitter implements AutoCloseable {
      * whatever was queued before a call that found the flag set is taken by that drain, or, behind a slot
      * a writer has claimed and not yet filled, by the drains that follow it ({@link #commitDue}). (At
      * sixty-four stalling threads, waking it at every attempt made 6,000 wake-ups a second with mostly
-     * nothing to commit.) A stalling writer does not rely on this to see chunks freed: it scans the SMB
-     * again while it waits ({@link ChunkArbiter#acquireChunkStalling}).
+     * nothing to commit.) A stalling writer does not rely on this to see chunks freed: the service's
+     * frees mark their pages, or, from a service in another process, its waits mark every page
+     * ({@link ChunkArbiter#acquireChunkStalling}).
      */
     public void wakeUp() {
         if (!commitRequested && !released.isEmpty()) {
@@ -310,6 +311,12 @@ public final class ChunkCommitter implements AutoCloseable {
     void chunksFreed(CommitRequest request, boolean bySink) {
         if (bySink && !freesReportedInProcess) {
             freesReportedInProcess = true;
+        }
+        if (!freesReportedInProcess) {
+            // A service in another process: this request's chunks are freed later, and earlier ones
+            // anywhere, unseen here. Every page is worth a look again, as before the marks.
+            notifyChunksFreed();
+            return;
         }
         for (int i = 0; i < request.size(); i++) {
             freePages.mark(request.page(i));

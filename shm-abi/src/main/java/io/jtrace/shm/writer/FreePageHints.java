@@ -46,8 +46,9 @@ final class FreePageHints {
     void mark(int page) {
         long bit = 1L << page;
         int word = page >>> 6;
-        // A plain read first: under a flood most frees land on pages already marked, and the atomic OR
-        // would take their cache line from the writers reading it.
+        // A volatile read first (the argument above needs it to be one, ordered after the free): under a
+        // flood most frees land on pages already marked, and the atomic OR would take their cache line
+        // from the writers reading it.
         if (((long) BITS.getVolatile(bits, word) & bit) == 0) {
             BITS.getAndBitwiseOr(bits, word, bit);
         }
