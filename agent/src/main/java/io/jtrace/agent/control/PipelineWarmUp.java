@@ -80,11 +80,18 @@ final class PipelineWarmUp {
         }
     }
 
-    /** The two shapes the API's slices take: plain begin/end, and an event with an argument. */
+    /**
+     * The two shapes the API's slices take, one after the other: plain begin/end, then an event with an
+     * argument. Not interleaved: the JIT compiles from branch profiles, and alternating names would have
+     * every plain begin miss its sequence's last interned name, so the compiled fast path would be the
+     * one the warm-up never took (an application thread that floods one slice measured 6 % slower).
+     */
     private static void emit(Category category) {
         for (int i = 0; i < SLICES; i++) {
             TrackEvent.begin(category, "warm-up");
             TrackEvent.end(category);
+        }
+        for (int i = 0; i < SLICES; i++) {
             TrackEvent.event(category).arg("i", i).begin("warm-up with argument");
             TrackEvent.end(category);
         }
