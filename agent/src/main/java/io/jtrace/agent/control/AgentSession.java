@@ -42,6 +42,8 @@ final class AgentSession implements Consumer {
     final TraceConfig config;
     private final TracingService service;
     private final ConsumerEndpoint endpoint;
+    /** Set for a session of the agent's own (the warm-up): its end is logged at debug level only. */
+    private volatile boolean internal;
     /** A RING session's file, open from the start so a bad path fails the start, not the end. */
     /** A ring session's file: written whole when it ends, in place of the target only then. */
     private final WholeTraceFile ringFile;
@@ -149,12 +151,25 @@ final class AgentSession implements Consumer {
         return finalStatus;
     }
 
+    /** Marks the session as the agent's own: its end is logged at debug level, not to the user. */
+    void markInternal() {
+        internal = true;
+    }
+
     private void finish(String error) {
         if (error != null) {
-            LOG.error("jtrace: session '{}': trace {} is incomplete: {}", name, file, error);
+            if (internal) {
+                LOG.debug("jtrace: session '{}': trace {} is incomplete: {}", name, file, error);
+            } else {
+                LOG.error("jtrace: session '{}': trace {} is incomplete: {}", name, file, error);
+            }
             ended.complete(error);
         } else {
-            LOG.info("jtrace: session '{}': trace written to {}", name, file);
+            if (internal) {
+                LOG.debug("jtrace: session '{}': trace written to {}", name, file);
+            } else {
+                LOG.info("jtrace: session '{}': trace written to {}", name, file);
+            }
             ended.complete("");
         }
     }

@@ -64,6 +64,7 @@ final class PipelineWarmUp {
             scratch.toFile().deleteOnExit();
             AgentSession session = AgentSession.start(service, "jtrace-warmup-" + ProcessHandle.current().pid(),
                     SessionRequest.Mode.FILE, scratch, config());
+            session.markInternal();
             try {
                 emit(Category.of(CATEGORY));
             } finally {

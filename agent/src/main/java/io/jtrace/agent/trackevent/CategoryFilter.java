@@ -14,8 +14,9 @@ import java.util.regex.Pattern;
 public final class CategoryFilter {
     /**
      * Categories named so are off unless named exactly in enabled_categories: a pattern, or a config
-     * that lists none, does not enable them. Perfetto's SDK does the same for its
-     * {@code TRACE_DISABLED_BY_DEFAULT} categories (their "slow" tag is in the default disabled_tags).
+     * that lists none, does not enable them. Perfetto's SDK keeps its {@code TRACE_DISABLED_BY_DEFAULT}
+     * categories off by default too (their "slow" tag is in the default disabled_tags); jtrace has no
+     * tags, so the exact name is the one way to ask for them.
      */
     public static final String DISABLED_BY_DEFAULT_PREFIX = "disabled-by-default-";
 

@@ -139,7 +139,18 @@ final class Recording {
         long packets;
         long bytes = bytes();
         try {
-            packets = !serviceWrites ? file.writer().packets() : bytes == 0 ? 0 : wholePackets(file.temp());
+            if (!serviceWrites || bytes == 0) {
+                packets = serviceWrites ? 0 : file.writer().packets();
+            } else {
+                WholePackets kept = WholePackets.keep(file.temp());
+                packets = kept.packets();
+                bytes = kept.bytes();
+                if (kept.cut() != null) {
+                    // Its JVM ended while the service wrote it: what came whole is kept, and said so.
+                    error = (error != null ? error + "; " : "") + "the trace the service wrote is cut (did the JVM exit?): "
+                            + kept.cut() + "; kept its " + packets + " whole packets";
+                }
+            }
         } catch (IOException e) {
             return new Outcome(ExitCodes.COMMAND_FAILED, "the trace the service wrote cannot be read: " + e.getMessage(),
                     0, 0, elapsed, losses, false);
@@ -175,19 +186,6 @@ final class Recording {
             return Files.size(file.temp());
         } catch (IOException e) {
             return 0;
-        }
-    }
-
-    /** The packets of a file the service wrote; one that is cut or damaged is an error naming where. */
-    private static long wholePackets(Path trace) throws IOException {
-        try (TraceFileReader reader = TraceFileReader.open(trace)) {
-            while (reader.next()) {
-                // counting
-            }
-            if (reader.damage() != null) {
-                throw new IOException(reader.damage());
-            }
-            return reader.packets();
         }
     }
 

@@ -51,6 +51,7 @@ public final class TraceFileReader implements AutoCloseable {
     private int packetLength;
     private long packetOffset;
     private String damage;
+    private long damageAt;
 
     private TraceFileReader(Path file) throws IOException {
         this.file = file;
@@ -73,7 +74,7 @@ public final class TraceFileReader implements AutoCloseable {
         }
         while (true) {
             long start = position;
-            int first = in.read();
+            int first = readByte();
             if (first < 0) {
                 return false;
             }
@@ -175,7 +176,21 @@ public final class TraceFileReader implements AutoCloseable {
 
     private boolean damaged(long at, String what) {
         damage = "at byte " + at + " (after " + packets + " packets): " + what;
+        damageAt = at;
         return false;
+    }
+
+    /** Where the whole packets read so far end: the damage's offset, or the position when there is none. */
+    public long wholeBytes() {
+        return damage != null ? damageAt : position;
+    }
+
+    /**
+     * The next byte, or -1 at the size the file had when opened: a file still being written (by a
+     * service finishing it as its JVM exits) is read as it was, never partly past that size.
+     */
+    private int readByte() throws IOException {
+        return position < fileSize ? in.read() : -1;
     }
 
     /** A base-128 varint whose first byte is {@code first} (or the stream's next byte when -1). */
@@ -184,7 +199,7 @@ public final class TraceFileReader implements AutoCloseable {
         int b = first;
         for (int shift = 0; shift < 64; shift += 7) {
             if (b < 0) {
-                b = in.read();
+                b = readByte();
                 if (b < 0) {
                     throw new EOFException();
                 }

@@ -114,6 +114,24 @@ class TraceFileReaderTest {
     }
 
     @Test
+    void aFileThatGrowsWhileReadIsReadAsItWasWhenOpenedAndSaysWhereItsWholePacketsEnd() throws IOException {
+        byte[] packet = frame(0x0a, new byte[] {8, 1});
+        Path file = file(packet, hex("0a"));
+        try (TraceFileReader reader = TraceFileReader.open(file)) {
+            // The rest of the cut packet (its length, then its body) lands after the reader opened the file.
+            Files.write(file, hex("050801080208"), java.nio.file.StandardOpenOption.APPEND);
+            assertEquals(1, readAll(reader).size());
+            assertEquals("at byte 4 (after 1 packets): the file ends inside a packet's length", reader.damage());
+            assertEquals(4, reader.wholeBytes());
+        }
+        try (TraceFileReader reader = TraceFileReader.open(file)) {
+            assertEquals(2, readAll(reader).size());
+            assertNull(reader.damage());
+            assertEquals(Files.size(file), reader.wholeBytes());
+        }
+    }
+
+    @Test
     void aFileThatDoesNotStartWithAPacketIsNoTrace() throws IOException {
         Path file = file("FLR\0".getBytes());
         try (TraceFileReader reader = TraceFileReader.open(file)) {
