@@ -21,7 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Overload through the real agent and its service, with a small trace buffer: sixteen threads emit
+ * Overload through the real agent and its service, with a small trace buffer: thirty-two threads emit
  * slices as fast as they can for 1 s into {@code start,file=…,buffer=1m} (a trace buffer a sixteenth of
  * the shared memory buffer), far more than reaches the file: two threads on two cores no longer overload
  * the agent reliably. The trace must keep only what it can use and
@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * </ul>
  */
 class OverloadLosesOnlyWhatItCountsTest {
-    private static final int THREADS = 16;
+    private static final int THREADS = 32;
     private static final long MILLIS = 1000;
 
     @TempDir
@@ -56,7 +56,7 @@ class OverloadLosesOnlyWhatItCountsTest {
     void aFloodThroughAnApplicationsOwnApiCopyLosesOnlyWhatItCounts(String jdk) throws Exception {
         List<String> flags = new ArrayList<>(ChildJvm.DEFAULT_JVM_FLAGS);
         flags.add("-Djtrace.apiJar=" + Path.of(System.getProperty("jtrace.apiJar")).toAbsolutePath());
-        // Through the adapter an event costs more on JDK 17 (2.4-4 M events/s from 16 to 64 threads), which
+        // Through the adapter an event costs more on JDK 17 (2.4-4 M events/s at 16 to 64 threads), which
         // the warmed-up service can keep up with: no loss then, and the accounting below still holds. The
         // drops themselves are the backend's, the same as the flood above, which must overload.
         flood(jdk, flags, false, OwnApiCopyWorkload.class.getName(), FloodWorkload.class.getName(), String.valueOf(THREADS),

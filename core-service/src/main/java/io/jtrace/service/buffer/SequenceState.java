@@ -1,6 +1,5 @@
 package io.jtrace.service.buffer;
 
-import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
@@ -86,9 +85,9 @@ final class SequenceState {
     /** Forgets losses below {@code ordinal}; returns whether there were any. */
     boolean takeLossesBefore(long ordinal) {
         boolean any = false;
-        SortedSet<Long> before = lostOrdinals.headSet(ordinal);
-        if (!before.isEmpty()) {
-            before.clear();
+        // Checked first: on every chunk read, and nearly always empty; the view below boxes the ordinal.
+        if (!lostOrdinals.isEmpty() && lostOrdinals.first() < ordinal) {
+            lostOrdinals.headSet(ordinal).clear();
             any = true;
         }
         if (lostRunFrom >= 0 && lostRunFrom < ordinal) {
