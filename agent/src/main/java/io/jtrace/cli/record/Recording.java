@@ -142,7 +142,7 @@ final class Recording {
             if (!serviceWrites || bytes == 0) {
                 packets = serviceWrites ? 0 : file.writer().packets();
             } else {
-                WholePackets kept = WholePackets.keep(file.temp());
+                WholePackets kept = error == null ? WholePackets.keep(file.temp()) : WholePackets.keepOnceSettled(file.temp());
                 packets = kept.packets();
                 bytes = kept.bytes();
                 if (kept.cut() != null) {

@@ -42,6 +42,29 @@ class WholePacketsTest {
     }
 
     @Test
+    void aTraceStillBeingFinishedIsReadOnceItStopsGrowing() throws Exception {
+        byte[] four = trace(4);
+        Path file = Files.write(dir.resolve("t.pftrace"), Arrays.copyOf(four, four.length - 2));
+        Thread finisher = new Thread(() -> {
+            try {
+                Thread.sleep(100);
+                Files.write(file, Arrays.copyOfRange(four, four.length - 2, four.length), java.nio.file.StandardOpenOption.APPEND);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        finisher.start();
+
+        // A settling time far above the finisher's delay: the result does not hang on the scheduler.
+        WholePackets kept = WholePackets.keepOnceSettled(file, 2_000, 30_000);
+        finisher.join();
+
+        assertEquals(4, kept.packets(), "the packet its JVM finished while the command waited");
+        assertNull(kept.cut());
+        assertEquals(four.length, Files.size(file));
+    }
+
+    @Test
     void aWholeTraceIsLeftAsItIs() throws IOException {
         byte[] whole = trace(5);
         Path file = Files.write(dir.resolve("t.pftrace"), whole);
