@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * One session the agent runs for any control surface, and the consumer that ends it: a
@@ -158,18 +159,11 @@ final class AgentSession implements Consumer {
 
     private void finish(String error) {
         if (error != null) {
-            if (internal) {
-                LOG.debug("jtrace: session '{}': trace {} is incomplete: {}", name, file, error);
-            } else {
-                LOG.error("jtrace: session '{}': trace {} is incomplete: {}", name, file, error);
-            }
+            LOG.atLevel(internal ? Level.DEBUG : Level.ERROR)
+                    .log("jtrace: session '{}': trace {} is incomplete: {}", name, file, error);
             ended.complete(error);
         } else {
-            if (internal) {
-                LOG.debug("jtrace: session '{}': trace written to {}", name, file);
-            } else {
-                LOG.info("jtrace: session '{}': trace written to {}", name, file);
-            }
+            LOG.atLevel(internal ? Level.DEBUG : Level.INFO).log("jtrace: session '{}': trace written to {}", name, file);
             ended.complete("");
         }
     }

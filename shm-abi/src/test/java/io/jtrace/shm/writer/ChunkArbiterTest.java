@@ -173,6 +173,28 @@ class ChunkArbiterTest {
         assertEquals(1, ChunkArbiter.pageOf(arbiter.acquireChunk(12)));
     }
 
+    @Test
+    void aRequestReleasedByARemoteServiceMarksEveryPage() {
+        for (int i = 0; i < PAGES * 4; i++) {
+            arbiter.acquireChunk(12);
+        }
+        assertEquals(-1, arbiter.acquireChunk(12));
+        // A service in another process freed a chunk of page 2 for an earlier request; this request (page
+        // 0) is released when sent, its chunks freed later. Nothing here says where frees happened.
+        abi.releaseChunkAsComplete(2, 1);
+        abi.tryAcquireChunkForReading(2, 1);
+        abi.releaseChunkAsFree(2, 1);
+        CommitRequest sent = new CommitRequest(1, committer);
+        sent.add(0, 0, 0);
+        sent.release();
+        for (int page = 0; page < PAGES; page++) {
+            assertEquals(true, committer.freePages().isMarked(page), "page " + page);
+        }
+        int handle = arbiter.acquireChunk(12);
+        assertEquals(2, ChunkArbiter.pageOf(handle));
+        assertEquals(1, ChunkArbiter.indexOf(handle));
+    }
+
     /** As the service does: COMPLETE, read, FREE, then the request's frees reported to the committer. */
     private void freeAsTheServiceDoes(int page, int... chunks) {
         CommitRequest request = new CommitRequest(chunks.length, committer);
