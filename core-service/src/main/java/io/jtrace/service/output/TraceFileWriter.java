@@ -27,12 +27,12 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     /*
      * The service thread is the only writer, so frames are assembled in one buffer and handed to the
      * file in large writes: no lock per packet (a BufferedOutputStream takes one per write call). The
-     * buffer is direct memory, aligned for direct I/O: the channel writes it as it is, where from a heap
-     * array the JDK would first copy every byte into a temporary direct buffer (5 % of the service
-     * thread under a flood). It holds BUFFER_SIZE bytes and the partial block kept between writes.
+     * buffer is direct memory: the channel writes it as it is, where from a heap array the JDK would
+     * first copy every byte into a temporary direct buffer (5 % of the service thread under a flood). A
+     * full buffer is written behind (WriteBehind) while the next one fills.
      */
-    private final TraceFileChannel file;
-    private final ByteBuffer buffer;
+    private final WriteBehind file;
+    private ByteBuffer buffer;
     private final int capacity;
     /** A packet's frame header (tag and varint length) before it goes into {@link #buffer}. */
     private final byte[] frameHeader = new byte[FRAME_HEADER_MAX];
@@ -42,7 +42,9 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     private long bytes;
 
     public TraceFileWriter(Path file) throws IOException {
-        this(TraceFileChannel.open(withParents(file)));
+        this.file = new WriteBehind(TraceFileChannel.open(withParents(file)), BUFFER_SIZE);
+        this.buffer = this.file.firstBuffer();
+        this.capacity = buffer.capacity();
     }
 
     private static Path withParents(Path file) throws IOException {
@@ -51,18 +53,6 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
             Files.createDirectories(parent);
         }
         return file;
-    }
-
-    /** Onto a channel opened already (tests choose how). */
-    TraceFileWriter(TraceFileChannel file) {
-        this.file = file;
-        this.buffer = file.newBuffer(BUFFER_SIZE);
-        this.capacity = buffer.capacity();
-    }
-
-    /** Whether the file is written with direct I/O, bypassing the page cache (see {@link TraceFileChannel}). */
-    public boolean directIo() {
-        return file.direct();
     }
 
     @Override
@@ -145,10 +135,10 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         return bytes;
     }
 
-    /** Pushes what is buffered to the file, so the file is a valid trace up to here. */
+    /** Pushes what is buffered to the file, so the file is a valid trace up to here when this returns. */
     public void flush() throws IOException {
         drain();
-        file.writeTail(buffer, buffered);
+        file.sync();
     }
 
     /** Makes the file whole and closes it; closing again does nothing. */
@@ -177,13 +167,11 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         }
     }
 
-    /** Writes the buffer's whole blocks; the partial block left, if any, moves to its start. */
+    /** Hands the buffer to be written and goes on with another. */
     private void drain() throws IOException {
-        int written = file.writeBlocks(buffer, buffered);
-        int rest = buffered - written;
-        if (written > 0 && rest > 0) {
-            buffer.put(0, buffer, written, rest);
+        if (buffered > 0) {
+            buffer = file.write(buffer, buffered);
+            buffered = 0;
         }
-        buffered = rest;
     }
 }

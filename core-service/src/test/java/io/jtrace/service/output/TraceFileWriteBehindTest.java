@@ -1,0 +1,222 @@
+package io.jtrace.service.output;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jtrace.protos.Trace;
+import io.jtrace.protos.TracePacket;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A trace file is written behind the thread that fills it ({@link WriteBehind}): every flush must still
+ * leave exactly the packets written so far, in order, whatever the packets' sizes and however the
+ * flushes fall; a file that does not take the bytes must not hold the filling thread up while buffers
+ * are left; a failed write must reach that thread as an error, never a hang.
+ */
+class TraceFileWriteBehindTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyFlushLeavesExactlyThePacketsWrittenSoFar() throws IOException {
+        Path file = dir.resolve("flushed.pftrace");
+        checkFlushesAndContents(() -> new TraceFileWriter(file), file);
+    }
+
+    /** Every write appends, so a pipe (here a FIFO) takes a trace as a file does. */
+    @Test
+    void aPipeTakesTheTraceInOrder() throws Exception {
+        Path fifo = dir.resolve("trace.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readAllBytes(fifo);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        try (TraceFileWriter writer = new TraceFileWriter(fifo)) {
+            for (int i = 0; i < 20_000; i++) {
+                byte[] packet = TracePacket.newBuilder().setTimestamp(i).build().toByteArray();
+                writer.packet(packet, 0, packet.length, new byte[0], 0);
+                expected.write(Trace.newBuilder().addPacket(TracePacket.parseFrom(packet)).build().toByteArray());
+                if (i % 5_000 == 0) {
+                    writer.flush();
+                }
+            }
+        }
+        assertArrayEquals(expected.toByteArray(), read.get(60, TimeUnit.SECONDS));
+    }
+
+    /**
+     * A pipe whose reader has not read yet takes nothing past its own small buffer, so its write blocks.
+     * Meanwhile the filling thread goes on into the other buffers: a writer that wrote on that thread
+     * would hang here (hence the preemptive timeout: it detects a hang, it measures no time). Once the
+     * reader reads, the trace arrives whole and in order.
+     */
+    @Test
+    void aFileThatTakesNothingYetDoesNotHoldUpTheThreadThatFillsTheBuffers() throws Exception {
+        Path fifo = dir.resolve("stalled.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        CountDownLatch startReading = new CountDownLatch(1);
+        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
+            try (InputStream in = Files.newInputStream(fifo)) {
+                startReading.await();
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        byte[] packet = TracePacket.newBuilder().setTimestamp(1)
+                .setSynchronizationMarker(com.google.protobuf.ByteString.copyFrom(new byte[60_000])).build().toByteArray();
+        byte[] framed = Trace.newBuilder().addPacket(TracePacket.parseFrom(packet)).build().toByteArray();
+        try (TraceFileWriter writer = new TraceFileWriter(fifo)) {
+            // Five buffers' worth: all handed over while the first write is still stuck in the pipe.
+            assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+                for (int i = 0; i < 5 * 256 * 1024 / framed.length; i++) {
+                    writer.framedPackets(framed, 0, framed.length, 1);
+                    expected.write(framed);
+                }
+            });
+            assertFalse(read.isDone(), "the reader has not read yet");
+            startReading.countDown();
+        }
+        assertArrayEquals(expected.toByteArray(), read.get(60, TimeUnit.SECONDS));
+    }
+
+    /** A file that refuses its bytes (/dev/full: no space left) fails the session's next call; nothing hangs. */
+    @Test
+    void aFailedWriteReachesTheFillingThreadAsAnErrorAndClosingStillEnds() {
+        Path full = Path.of("/dev/full");
+        assumeTrue(Files.isWritable(full), "/dev/full");
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            TraceFileWriter writer = new TraceFileWriter(full);
+            byte[] packet = new byte[100_000];
+            UncheckedIOException failed = assertThrows(UncheckedIOException.class, () -> {
+                // Far more than the buffers hold: the failure of the first write must come back.
+                for (int i = 0; i < 1000; i++) {
+                    writer.packet(packet, 0, packet.length, new byte[0], 0);
+                }
+            });
+            assertTrue(String.valueOf(failed.getCause().getMessage()).contains("writing the trace file failed"),
+                    String.valueOf(failed.getCause()));
+            assertThrows(IOException.class, writer::flush);
+            assertThrows(IOException.class, writer::close);
+            writer.close();
+        });
+    }
+
+    @Test
+    void closingTwiceDoesNothingTheSecondTime() throws IOException {
+        Path file = dir.resolve("twice.pftrace");
+        TraceFileWriter writer = new TraceFileWriter(file);
+        writer.packet(new byte[5000], 0, 5000, new byte[0], 0);
+        writer.close();
+        byte[] closed = Files.readAllBytes(file);
+        Files.delete(file);
+        writer.close();
+        assertFalse(Files.exists(file), "the second close did not write the file again");
+        assertEquals(5003, closed.length);
+    }
+
+    /** A closed file is never opened again by a later write. */
+    @Test
+    void aWriteAfterCloseFailsInsteadOfReopeningTheFile() throws IOException {
+        Path file = dir.resolve("closed.pftrace");
+        TraceFileWriter writer = new TraceFileWriter(file);
+        writer.packet(new byte[10_000], 0, 10_000, new byte[0], 0);
+        writer.flush();
+        writer.close();
+        byte[] closed = Files.readAllBytes(file);
+        assertThrows(UncheckedIOException.class,
+                () -> writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0));
+        assertArrayEquals(closed, Files.readAllBytes(file), "the closed file was not written again");
+        Files.delete(file);
+        assertThrows(UncheckedIOException.class,
+                () -> writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0));
+        assertFalse(Files.exists(file));
+    }
+
+    @Test
+    void aDeviceTakesTheTraceAsAFileDoes() throws IOException {
+        try (TraceFileWriter writer = new TraceFileWriter(Path.of("/dev/null"))) {
+            writer.packet(new byte[100], 0, 100, new byte[3], 3);
+            writer.flush();
+            assertEquals(1, writer.packets());
+        }
+    }
+
+    /**
+     * Writes packets of sizes from a few bytes to past the writer's buffer, as single packets and as
+     * framed runs, flushing after random ones; after every flush the file must be the trace of
+     * everything written so far, byte for byte.
+     */
+    private interface WriterFactory {
+        TraceFileWriter open() throws IOException;
+    }
+
+    private static void checkFlushesAndContents(WriterFactory factory, Path file) throws IOException {
+        Random random = new Random(42);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        int[] sizes = {0, 1, 7, 30, 127, 128, 4_000, 4_096, 5_000, 70_000, 300_000};
+        int packets = 0;
+        try (TraceFileWriter writer = factory.open()) {
+            for (int i = 0; i < 400; i++) {
+                int size = sizes[random.nextInt(sizes.length)] + random.nextInt(3);
+                byte[] packet = TracePacket.newBuilder().setTimestamp(i)
+                        .setTrustedPacketSequenceId(1 + random.nextInt(100))
+                        .setSynchronizationMarker(com.google.protobuf.ByteString.copyFrom(new byte[size]))
+                        .build().toByteArray();
+                byte[] framed = Trace.newBuilder().addPacket(TracePacket.parseFrom(packet)).build().toByteArray();
+                if (random.nextBoolean()) {
+                    int trailer = Math.min(3, packet.length);
+                    byte[] trailerBytes = java.util.Arrays.copyOfRange(packet, packet.length - trailer, packet.length);
+                    writer.packet(packet, 0, packet.length - trailer, trailerBytes, trailer);
+                } else {
+                    writer.framedPackets(framed, 0, framed.length, 1);
+                }
+                expected.write(framed);
+                packets++;
+                if (random.nextInt(5) == 0) {
+                    writer.flush();
+                    assertFileHolds(file, expected.toByteArray(), packets);
+                }
+            }
+            assertEquals(packets, writer.packets());
+            assertEquals(expected.size(), writer.bytes());
+        }
+        assertFileHolds(file, expected.toByteArray(), packets);
+    }
+
+    private static void assertFileHolds(Path file, byte[] expected, int packets) throws IOException {
+        byte[] actual = Files.readAllBytes(file);
+        assertEquals(expected.length, actual.length, "the file's length");
+        assertArrayEquals(expected, actual);
+        List<TracePacket> parsed = Trace.parseFrom(actual).getPacketList();
+        assertEquals(packets, parsed.size());
+    }
+}
