@@ -5,52 +5,67 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Writes a {@link TraceFileWriter}'s full buffers into its {@link TraceFileChannel} on a thread of its
- * own, so the service thread, which fills them, never waits for the file.
+ * Writes a {@link TraceFileWriter}'s full buffers into its {@link TraceFileChannel} behind the thread
+ * that fills them (the service thread): on a thread of its own while that one gets to run, else on the
+ * filling thread itself once no buffer is left to fill.
  *
- * <p>Why: a write returns only once the kernel has the bytes, and the thread that made it may then wait
- * to be scheduled again. With 300 paced application threads on two cores, the service thread was found
- * inside {@code pwrite} in half of its stack samples (20 ms apart) while the shared memory buffer it
- * should have been emptying filled (benchmarks/README.md). Now it hands over a full buffer and goes on
- * with one of the others; it waits only when all of them are still being written, that is when the file
- * takes bytes more slowly than the trace makes them.
+ * <p>Why: a write returns only once the kernel has the bytes, and a thread that blocks on the way may
+ * then wait long to be scheduled again. With 300 paced application threads on two cores, the service
+ * thread was found inside {@code pwrite} in half of its stack samples (20 ms apart) while the shared
+ * memory buffer it should have been emptying filled (benchmarks/README.md). Now it hands a full buffer
+ * over and goes on with one of the others. The write-behind thread is no safer from the scheduler: under
+ * 64 spinning application threads it waited so long for its turn that the service, waiting in turn for
+ * a buffer, stopped moving chunks. So a filling thread that finds no buffer free does not wait for the
+ * write-behind thread: it writes the queued buffers itself, in their order, until one is free.
  *
- * <p>Every use of the channel happens on the write-behind thread, one job at a time and in the order
- * given, so the file gets the same bytes in the same order as if the service wrote them. Buffers and
- * jobs pass between the two threads through blocking queues, whose put and take order the filling of a
- * buffer before its write, and its write before its reuse. The first write that fails stops all
- * writing: later jobs only give their buffers back, and the failure is thrown to the service thread at
- * its next call.
+ * <p>Ordering: a job is taken from the queue and written only under {@link #channelLock}, one at a time,
+ * so whichever thread writes, the file gets the buffers in the order they were queued. The lock also
+ * orders each write after the filling of its buffer (the filler queued it, a happens-before edge of the
+ * queue, before any thread could take it under the lock) and before the buffer's reuse (it goes back to
+ * {@link #free} after the write, and the filler takes it from there). The first write that fails stops
+ * all writing: later jobs only give their buffers back, and the failure is thrown at the filler's next
+ * call.
  */
 final class WriteBehind implements AutoCloseable {
-    /** Buffers per file: one being filled, the others in the queue or being written. */
+    /** Buffers per file: one being filled, the others queued or being written. */
     static final int BUFFERS = 8;
 
     private final TraceFileChannel channel;
+    /** Buffers written and ready to fill again. */
     private final BlockingQueue<ByteBuffer> free = new ArrayBlockingQueue<>(BUFFERS);
-    /** Writes, and a sync or the close behind them, in order: room for every buffer and one more. */
-    private final BlockingQueue<Job> jobs = new ArrayBlockingQueue<>(BUFFERS + 1);
-    /** The first failed write, set by the write-behind thread, thrown at the service thread's next call. */
+    /** Full buffers in the order they were handed over; taken and written only under {@link #channelLock}. */
+    private final BlockingQueue<Job> jobs = new ArrayBlockingQueue<>(BUFFERS);
+    private final ReentrantLock channelLock = new ReentrantLock();
+    /** One permit per job queued, and one at close: what wakes the write-behind thread. */
+    private final Semaphore queued = new Semaphore(0);
+    /** The first failed write, set under the lock, thrown at the filler's next call (volatile: read without it). */
     private volatile IOException failure;
+    /** Set under the lock by close; the write-behind thread ends when it sees it. */
+    private boolean channelClosed;
+    /** The filler's own record that it closed. */
     private boolean closed;
 
-    /**
-     * A write of {@code buffer}'s [0, length); without a buffer, a sync ({@code close} false) or the
-     * close, whose caller waits on {@code done}.
-     */
-    private record Job(ByteBuffer buffer, int length, boolean close, CountDownLatch done) {}
+    private record Job(ByteBuffer buffer, int length) {}
 
     WriteBehind(TraceFileChannel channel, int bufferSize) {
+        this(channel, bufferSize, true);
+    }
+
+    /** Without the write-behind thread ({@code withThread} false), as when it never gets to run: tests. */
+    WriteBehind(TraceFileChannel channel, int bufferSize, boolean withThread) {
         this.channel = channel;
         for (int i = 0; i < BUFFERS; i++) {
             free.add(TraceFileChannel.newBuffer(bufferSize));
         }
-        Thread thread = new Thread(this::run, "jtrace-file-writer");
-        thread.setDaemon(true);
-        thread.start();
+        if (withThread) {
+            Thread thread = new Thread(this::run, "jtrace-file-writer");
+            thread.setDaemon(true);
+            thread.start();
+        }
     }
 
     /** The buffer the caller fills first; the next ones come from {@link #write}. */
@@ -60,30 +75,37 @@ final class WriteBehind implements AutoCloseable {
 
     /**
      * Queues {@code buffer}'s [0, {@code length}) to be written after everything queued before, and
-     * returns a buffer to fill next: one already written, waited for if none is.
+     * returns a buffer to fill next: one already written, or, when none is, one this call writes itself.
      */
     ByteBuffer write(ByteBuffer buffer, int length) throws IOException {
-        put(new Job(buffer, length, false, null));
-        try {
-            ByteBuffer next = free.take();
-            throwIfFailed();
-            return next;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for a trace file buffer", e);
+        if (closed) {
+            throw new ClosedChannelException();
         }
+        throwIfFailed();
+        // Never full: there are as many slots as buffers, and this one is not queued yet.
+        jobs.add(new Job(buffer, length));
+        queued.release();
+        ByteBuffer next = free.poll();
+        if (next == null) {
+            writeQueued(true);
+            next = free.remove();
+        }
+        throwIfFailed();
+        return next;
     }
 
-    /** Waits until everything queued is written. */
+    /** Writes everything queued, on this thread, so the file holds it all when this returns. */
     void sync() throws IOException {
-        Job job = new Job(null, 0, false, new CountDownLatch(1));
-        put(job);
-        await(job);
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        writeQueued(false);
+        throwIfFailed();
     }
 
     /**
-     * Waits for what is queued, closes the file and ends the thread; throws what failed on the way, if
-     * anything did. The file is closed even then. Closing again does nothing.
+     * Writes what is queued, closes the file and ends the write-behind thread; throws what failed on the
+     * way, if anything did. The file is closed even then. Closing again does nothing.
      */
     @Override
     public void close() throws IOException {
@@ -91,37 +113,20 @@ final class WriteBehind implements AutoCloseable {
             return;
         }
         closed = true;
-        Job job = new Job(null, 0, true, new CountDownLatch(1));
+        channelLock.lock();
         try {
-            jobs.put(job);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while closing the trace file", e);
-        }
-        await(job);
-    }
-
-    private void await(Job job) throws IOException {
-        try {
-            job.done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for the trace file to be written", e);
+            writeQueued(false);
+            channelClosed = true;
+            channel.close();
+        } catch (IOException e) {
+            if (failure == null) {
+                failure = e;
+            }
+        } finally {
+            channelLock.unlock();
+            queued.release();
         }
         throwIfFailed();
-    }
-
-    private void put(Job job) throws IOException {
-        if (closed) {
-            throw new ClosedChannelException();
-        }
-        throwIfFailed();
-        try {
-            jobs.put(job);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while queueing a trace file write", e);
-        }
     }
 
     private void throwIfFailed() throws IOException {
@@ -131,33 +136,54 @@ final class WriteBehind implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes and writes queued jobs under the lock: all of them, or ({@code untilFree}) until a buffer is
+     * free. Waits for the lock only while another thread writes one buffer.
+     */
+    private void writeQueued(boolean untilFree) {
+        channelLock.lock();
+        try {
+            Job job;
+            while ((!untilFree || free.isEmpty()) && (job = jobs.poll()) != null) {
+                writeJob(job);
+            }
+        } finally {
+            channelLock.unlock();
+        }
+    }
+
+    /** Under the lock: writes one job's buffer (unless a write failed before) and frees the buffer. */
+    private void writeJob(Job job) {
+        try {
+            if (failure == null) {
+                channel.write(job.buffer, job.length);
+            }
+        } catch (IOException | RuntimeException e) {
+            failure = e instanceof IOException io ? io : new IOException(e);
+        }
+        free.add(job.buffer);
+    }
+
+    /** The write-behind thread: one job per permit, unless the filler wrote it first. */
     private void run() {
         while (true) {
-            Job job;
             try {
-                job = jobs.take();
+                queued.acquire();
             } catch (InterruptedException e) {
-                // Nobody interrupts this thread; should someone, the file is left as the last job left it.
+                // Nobody interrupts this thread; should someone, the filler writes what is left itself.
                 return;
             }
+            channelLock.lock();
             try {
-                if (job.close) {
-                    channel.close();
-                } else if (job.buffer != null && failure == null) {
-                    channel.write(job.buffer, job.length);
+                if (channelClosed) {
+                    return;
                 }
-            } catch (IOException | RuntimeException e) {
-                if (failure == null) {
-                    failure = e instanceof IOException io ? io : new IOException(e);
+                Job job = jobs.poll();
+                if (job != null) {
+                    writeJob(job);
                 }
-            }
-            if (job.done == null) {
-                free.add(job.buffer);
-            } else {
-                job.done.countDown();
-            }
-            if (job.close) {
-                return;
+            } finally {
+                channelLock.unlock();
             }
         }
     }

@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,6 +107,33 @@ class TraceFileWriteBehindTest {
             startReading.countDown();
         }
         assertArrayEquals(expected.toByteArray(), read.get(60, TimeUnit.SECONDS));
+    }
+
+    /**
+     * The write-behind thread may not get to run for a long time (many busy threads, few cores): the
+     * thread that fills the buffers then writes the queued ones itself, in their order, as soon as none
+     * is left to fill. Here there is no write-behind thread at all.
+     */
+    @Test
+    void withoutTheWriteBehindThreadTheFillerWritesEveryBufferInOrder() {
+        Path file = dir.resolve("filler.bin");
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        // A filler that waited for the write-behind thread would wait forever: the timeout catches that.
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (WriteBehind behind = new WriteBehind(TraceFileChannel.open(file), 1024, false)) {
+                ByteBuffer buffer = behind.firstBuffer();
+                for (int i = 0; i < 5 * WriteBehind.BUFFERS; i++) {
+                    int length = 1 + i * 7 % 1024;
+                    for (int k = 0; k < length; k++) {
+                        buffer.put(k, (byte) (i + k));
+                        expected.write(i + k);
+                    }
+                    buffer = behind.write(buffer, length);
+                }
+                behind.sync();
+                assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file), "synced: every buffer, in order");
+            }
+        });
     }
 
     /** A file that refuses its bytes (/dev/full: no space left) fails the session's next call; nothing hangs. */
