@@ -50,7 +50,7 @@ final class PipelineWarmUp {
 
     /**
      * The first call runs the warm-up, writing its scratch file in {@code traceFile}'s directory (so it
-     * takes the file system's own path, direct I/O or not); every later call returns at once.
+     * writes to the same file system, the same way, as the trace will); every later call returns at once.
      */
     synchronized void runOnce(Path traceFile) {
         if (done) {
