@@ -133,10 +133,9 @@ final class SessionOutput {
     }
 
     /**
-     * Makes room in a session's buffers: what is readable goes to the file writer, which writes it in
-     * large blocks as they fill; the rest becomes visible at the next period. Making it visible at every
-     * drain cost a direct-I/O file an extra write of its partial block each time, which (padded and
-     * truncated then) tripled the CPU it took to write a gigabyte in 256 KiB drains (benchmarks/README.md).
+     * Makes room in a session's buffers: what is readable goes to the file writer, whose full 256 KiB
+     * buffers are written behind this thread; the rest becomes visible at the next period. Making it
+     * visible at every drain would have this thread write every partial buffer itself, and wait for it.
      */
     void drainIntoFile(TracingSession session) {
         write(session, false);

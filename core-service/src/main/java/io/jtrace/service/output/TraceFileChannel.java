@@ -9,7 +9,7 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The file under a {@link TraceFileWriter}: created or emptied at open, then appended to through the
- * page cache, by its {@link WriteBehind} thread only.
+ * page cache by its {@link WriteBehind}, one write at a time.
  *
  * <p>Why not direct I/O (O_DIRECT), as earlier versions did: a direct write waits for the device, and
  * a thread that waits has to be scheduled again. Under four flooding threads on two cores each 256 KiB

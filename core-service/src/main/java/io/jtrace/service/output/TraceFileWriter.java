@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -42,7 +43,14 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     private long bytes;
 
     public TraceFileWriter(Path file) throws IOException {
-        this.file = new WriteBehind(TraceFileChannel.open(withParents(file)), BUFFER_SIZE);
+        TraceFileChannel channel = TraceFileChannel.open(withParents(file));
+        try {
+            this.file = new WriteBehind(channel, BUFFER_SIZE);
+        } catch (RuntimeException | Error e) {
+            // Its buffers could not be had (direct memory): the file is not left open.
+            channel.close();
+            throw e;
+        }
         this.buffer = this.file.firstBuffer();
         this.capacity = buffer.capacity();
     }
@@ -59,6 +67,7 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     public void packet(byte[] body, int bodyOffset, int bodyLength, byte[] trailer, int trailerLength) {
         int length = bodyLength + trailerLength;
         try {
+            refuseIfClosed();
             if (buffered + FRAME_HEADER_MAX + length > capacity) {
                 drain();
             }
@@ -111,6 +120,7 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
     @Override
     public void framedPackets(byte[] data, int offset, int length, int count) {
         try {
+            refuseIfClosed();
             if (buffered + length > capacity) {
                 drain();
             }
@@ -150,6 +160,13 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         closed = true;
         try (file) {
             flush();
+        }
+    }
+
+    /** A packet after close would sit in a buffer nobody writes: it fails instead, as a write to a closed file. */
+    private void refuseIfClosed() throws ClosedChannelException {
+        if (closed) {
+            throw new ClosedChannelException();
         }
     }
 

@@ -76,6 +76,8 @@ final class WriteBehind implements AutoCloseable {
     /**
      * Queues {@code buffer}'s [0, {@code length}) to be written after everything queued before, and
      * returns a buffer to fill next: one already written, or, when none is, one this call writes itself.
+     * Throws only before the buffer is queued (closed, or a write failed): a buffer handed over is never
+     * the caller's again, and a failure found later is thrown at the next call.
      */
     ByteBuffer write(ByteBuffer buffer, int length) throws IOException {
         if (closed) {
@@ -90,7 +92,6 @@ final class WriteBehind implements AutoCloseable {
             writeQueued(true);
             next = free.remove();
         }
-        throwIfFailed();
         return next;
     }
 
@@ -138,7 +139,9 @@ final class WriteBehind implements AutoCloseable {
 
     /**
      * Takes and writes queued jobs under the lock: all of them, or ({@code untilFree}) until a buffer is
-     * free. Waits for the lock only while another thread writes one buffer.
+     * free. Waits for the lock while the write-behind thread writes one buffer, and so, should that
+     * thread lose the CPU in the middle of a write, until it gets it back: the channel takes one write
+     * at a time, in order.
      */
     private void writeQueued(boolean untilFree) {
         channelLock.lock();
@@ -152,16 +155,22 @@ final class WriteBehind implements AutoCloseable {
         }
     }
 
-    /** Under the lock: writes one job's buffer (unless a write failed before) and frees the buffer. */
+    /**
+     * Under the lock: writes one job's buffer (unless a write failed before) and frees the buffer. Any
+     * failure, an {@link Error} included, is kept for the filler; the buffer goes back either way.
+     */
     private void writeJob(Job job) {
         try {
             if (failure == null) {
                 channel.write(job.buffer, job.length);
             }
-        } catch (IOException | RuntimeException e) {
-            failure = e instanceof IOException io ? io : new IOException(e);
+        } catch (IOException e) {
+            failure = e;
+        } catch (Throwable t) {
+            failure = new IOException(t);
+        } finally {
+            free.add(job.buffer);
         }
-        free.add(job.buffer);
     }
 
     /** The write-behind thread: one job per permit, unless the filler wrote it first. */

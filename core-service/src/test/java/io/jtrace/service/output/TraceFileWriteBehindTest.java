@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -156,6 +157,62 @@ class TraceFileWriteBehindTest {
             assertThrows(IOException.class, writer::close);
             writer.close();
         });
+    }
+
+    /** A failure that first shows when the last bytes go out, at close, is thrown by close. */
+    @Test
+    void aWriteThatFailsOnlyAtCloseIsThrownByClose() {
+        Path full = Path.of("/dev/full");
+        assumeTrue(Files.isWritable(full), "/dev/full");
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            TraceFileWriter writer = new TraceFileWriter(full);
+            writer.packet(new byte[100], 0, 100, new byte[0], 0);
+            IOException failed = assertThrows(IOException.class, writer::close);
+            assertTrue(String.valueOf(failed.getMessage()).contains("writing the trace file failed"), failed.toString());
+        });
+    }
+
+    /** Closing ends the file's write-behind thread, whether the writes went well or failed. */
+    @Test
+    void closingEndsTheWriteBehindThreadAfterSuccessAndAfterFailure() throws Exception {
+        Path file = dir.resolve("ends.pftrace");
+        Thread afterSuccess = writeBehindThreadOf(() -> new TraceFileWriter(file));
+        Thread afterFailure = null;
+        Path full = Path.of("/dev/full");
+        if (Files.isWritable(full)) {
+            afterFailure = writeBehindThreadOf(() -> new TraceFileWriter(full));
+        }
+        afterSuccess.join(TimeUnit.SECONDS.toMillis(60));
+        assertFalse(afterSuccess.isAlive(), "the thread of a file closed after good writes ended");
+        if (afterFailure != null) {
+            afterFailure.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(afterFailure.isAlive(), "the thread of a file closed after a failed write ended");
+        }
+    }
+
+    /** Opens a writer, writes past its first buffer, closes it, and returns the write-behind thread it started. */
+    private static Thread writeBehindThreadOf(WriterFactory factory) throws IOException {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        TraceFileWriter writer = factory.open();
+        List<Thread> started = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().equals("jtrace-file-writer")).toList();
+        assertEquals(1, started.size(), "one write-behind thread per file: " + started);
+        try {
+            writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0);
+            writer.close();
+        } catch (IOException | UncheckedIOException e) {
+            writer.close();
+        }
+        return started.get(0);
+    }
+
+    /** A packet after close, however small, fails: it would sit in a buffer nobody writes. */
+    @Test
+    void aSmallPacketAfterCloseFails() throws IOException {
+        TraceFileWriter writer = new TraceFileWriter(dir.resolve("small.pftrace"));
+        writer.close();
+        assertThrows(UncheckedIOException.class, () -> writer.packet(new byte[10], 0, 10, new byte[0], 0));
+        assertThrows(UncheckedIOException.class, () -> writer.framedPackets(new byte[12], 0, 12, 1));
     }
 
     @Test
