@@ -140,10 +140,7 @@ class TraceFileWriteBehindTest {
     /** A file that refuses its bytes (/dev/full: no space left) fails the session's next call; nothing hangs. */
     @Test
     void aFailedWriteReachesTheFillingThreadAsAnErrorAndClosingStillEnds() {
-        Path full = Path.of("/dev/full");
-        assumeTrue(Files.isWritable(full), "/dev/full");
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            TraceFileWriter writer = new TraceFileWriter(full);
+        onAFullDevice(writer -> {
             byte[] packet = new byte[100_000];
             UncheckedIOException failed = assertThrows(UncheckedIOException.class, () -> {
                 // Far more than the buffers hold: the failure of the first write must come back.
@@ -162,14 +159,22 @@ class TraceFileWriteBehindTest {
     /** A failure that first shows when the last bytes go out, at close, is thrown by close. */
     @Test
     void aWriteThatFailsOnlyAtCloseIsThrownByClose() {
-        Path full = Path.of("/dev/full");
-        assumeTrue(Files.isWritable(full), "/dev/full");
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            TraceFileWriter writer = new TraceFileWriter(full);
+        onAFullDevice(writer -> {
             writer.packet(new byte[100], 0, 100, new byte[0], 0);
             IOException failed = assertThrows(IOException.class, writer::close);
             assertTrue(String.valueOf(failed.getMessage()).contains("writing the trace file failed"), failed.toString());
         });
+    }
+
+    private interface WriterUse {
+        void accept(TraceFileWriter writer) throws Exception;
+    }
+
+    /** Runs {@code use} on a writer of /dev/full (every write fails: no space left), failing rather than hanging. */
+    private static void onAFullDevice(WriterUse use) {
+        Path full = Path.of("/dev/full");
+        assumeTrue(Files.isWritable(full), "/dev/full");
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> use.accept(new TraceFileWriter(full)));
     }
 
     /** Closing ends the file's write-behind thread, whether the writes went well or failed. */
