@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * A trace file written whole or not at all: into a temporary file beside the target, moved over it by
  * {@link #commit} once complete. Closed without a commit (a failed write: disk full, a damaged input, a
  * bug), it deletes the temporary file and leaves whatever the target held before — never a truncated
- * trace, and never a destroyed input that happened to be the target.
+ * trace, and never a destroyed input that happened to be the target. A JVM that exits before either
+ * deletes the temporary file as it exits.
  *
  * <pre>{@code
  * try (WholeTraceFile file = WholeTraceFile.beside(target)) {
@@ -51,6 +52,10 @@ public final class WholeTraceFile implements AutoCloseable {
         Path absolute = target.toAbsolutePath();
         Files.createDirectories(absolute.getParent());
         Path temp = newTempBeside(absolute);
+        // A JVM that exits before the file is whole (a dump still being written, a ring session's last
+        // write cut short at exit) must not leave a hidden temporary file behind; once committed, the
+        // name no longer exists and the delete at exit does nothing. Costs the JVM one path per file.
+        temp.toFile().deleteOnExit();
         try {
             return new WholeTraceFile(absolute, temp, open);
         } catch (IOException | RuntimeException e) {

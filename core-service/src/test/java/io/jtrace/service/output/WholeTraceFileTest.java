@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +23,22 @@ class WholeTraceFileTest {
 
     @TempDir
     Path dir;
+
+    /** A JVM that exits while a whole file is being written (a dump racing the exit) leaves neither it nor its temporary file. */
+    @Test
+    void aJvmThatExitsBeforeTheFileIsWholeLeavesNoTemporaryFileBehind() throws Exception {
+        Path target = dir.resolve("dump.pftrace");
+        Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process child = new ProcessBuilder(javaBin.toString(), "-cp", System.getProperty("java.class.path"),
+                UnfinishedWholeFile.class.getName(), target.toString()).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), output);
+        assertEquals(0, child.exitValue(), output);
+        assertTrue(output.startsWith("temp=" + dir), "the child wrote its temporary file in " + dir + ": " + output);
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(), left.toList(), "nothing left in the target's directory");
+        }
+    }
 
     @Test
     void aCommittedFileTakesTheTargetsPlaceWithTheModeOfAStreamedTraceFile() throws IOException {
