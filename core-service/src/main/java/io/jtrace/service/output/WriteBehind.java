@@ -44,10 +44,12 @@ final class WriteBehind implements AutoCloseable {
     private final Semaphore queued = new Semaphore(0);
     /** The first failed write, set under the lock, thrown at the filler's next call (volatile: read without it). */
     private volatile IOException failure;
-    /** Set under the lock by close; the write-behind thread ends when it sees it. */
-    private boolean channelClosed;
-    /** The filler's own record that it closed. */
-    private boolean closed;
+    /**
+     * Set by close before it takes the lock to write what is left; the filler refuses work after it, and
+     * the write-behind thread, looking under the lock, ends (close writes the rest). Volatile: the
+     * write-behind thread may look before close takes the lock.
+     */
+    private volatile boolean closed;
 
     private record Job(ByteBuffer buffer, int length) {}
 
@@ -117,7 +119,6 @@ final class WriteBehind implements AutoCloseable {
         channelLock.lock();
         try {
             writeQueued(false);
-            channelClosed = true;
             channel.close();
         } catch (IOException e) {
             if (failure == null) {
@@ -184,7 +185,7 @@ final class WriteBehind implements AutoCloseable {
             }
             channelLock.lock();
             try {
-                if (channelClosed) {
+                if (closed) {
                     return;
                 }
                 Job job = jobs.poll();
