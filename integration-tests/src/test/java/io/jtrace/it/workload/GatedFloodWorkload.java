@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Prints READY, waits for a line on stdin, then runs {@link FloodWorkload} with {@code args} (threads,
- * milliseconds) and stays alive until killed, so a test can listen before the overload starts and look
+ * milliseconds, optionally the most milliseconds to flood until the agent counts a loss) and stays alive until killed, so a test can listen before the overload starts and look
  * at the session after it.
  */
 public final class GatedFloodWorkload {
