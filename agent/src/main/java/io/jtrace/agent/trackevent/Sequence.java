@@ -4,6 +4,7 @@ import io.jtrace.api.Category;
 import io.jtrace.shm.writer.TraceWriter;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 
@@ -49,13 +50,23 @@ final class Sequence {
     private final HashMap<String, Long> counterTracks = new HashMap<>();
     private int nextNameIid = 1;
     private int nextCategoryIid = 1;
-    /** The last name and category looked up: repeated events usually pass the same String instance. */
-    private String lastName;
-    private int lastNameIid;
+    /**
+     * The names looked up lately and their iids, one per slot of {@link #nameSlot}: a thread that
+     * alternates between a few names (nested slices, a handful of operations) finds each without a map
+     * lookup, so its begins take the hot path too. Events pass the same String instances again and again
+     * (literals, constants), so a slot matches by identity; a name that shares a slot with another in use
+     * only costs map lookups. Cleared with the rest of the incremental state.
+     */
+    private final String[] recentNames = new String[NAME_SLOTS];
+    private final int[] recentNameIids = new int[NAME_SLOTS];
+    /** The last category looked up: a thread's events usually pass the same instance. */
     private Category lastCategory;
     private int lastCategoryIid;
     @SuppressWarnings("unused") // accessed through CLAIMED
     private volatile int claimed;
+
+    /** Slots of {@link #recentNames}: a power of two. */
+    static final int NAME_SLOTS = 8;
 
     Sequence(TraceWriter writer, long defaultTrack) {
         this.writer = writer;
@@ -97,8 +108,8 @@ final class Sequence {
 
     /**
      * The hot path of a slice on an own sequence ({@link HotSequence}): writes the event in its smallest
-     * form if nothing needs more — no restart, the same name and category as the last lookup found
-     * interned (a null one is absent from the event), a timestamp not before the sequence's clock, room
+     * form if nothing needs more — no restart, a name among {@link #recentNames} and the category the
+     * last lookup found interned (a null one is absent from the event), a timestamp not before the sequence's clock, room
      * in the current chunk or a free next one. While the SMB is known full it drops the event instead
      * ({@link TraceWriter#dropIfSmbFull}, counted): the general route would end the same way, at several
      * times the cost, and under overload most events take this branch. Returns whether the event was
@@ -119,10 +130,11 @@ final class Sequence {
         }
         int nameIid = 0;
         if (name != null) {
-            if (name != lastName) {
+            int slot = nameSlot(name);
+            if (recentNames[slot] != name) {
                 return false;
             }
-            nameIid = lastNameIid;
+            nameIid = recentNameIids[slot];
         }
         long delta = timestamp - clock;
         if (!SmallEventEncoder.tryWrite(writer, delta, type, categoryIid, nameIid, 0)) {
@@ -132,17 +144,24 @@ final class Sequence {
         return true;
     }
 
+    /** Where {@code name} is remembered in {@link #recentNames}: its String hash, whose value the String keeps. */
+    static int nameSlot(String name) {
+        int h = name.hashCode();
+        return (h ^ h >>> 16) & (NAME_SLOTS - 1);
+    }
+
     /** The interned id of {@code name} on this sequence, or 0. */
     int nameIid(String name) {
-        if (name == lastName) {
-            return lastNameIid;
+        int slot = nameSlot(name);
+        if (recentNames[slot] == name) {
+            return recentNameIids[slot];
         }
         Integer iid = nameIids.get(name);
         if (iid == null) {
             return 0;
         }
-        lastName = name;
-        lastNameIid = iid;
+        recentNames[slot] = name;
+        recentNameIids[slot] = iid;
         return iid;
     }
 
@@ -163,6 +182,9 @@ final class Sequence {
     int internName(String name) {
         int iid = nextNameIid++;
         nameIids.put(name, iid);
+        int slot = nameSlot(name);
+        recentNames[slot] = name;
+        recentNameIids[slot] = iid;
         return iid;
     }
 
@@ -189,7 +211,7 @@ final class Sequence {
         clock = clockBase;
         nameIids.clear();
         categoryIids.clear();
-        lastName = null;
+        Arrays.fill(recentNames, null);
         lastCategory = null;
         counterTracks.clear();
         nextNameIid = 1;

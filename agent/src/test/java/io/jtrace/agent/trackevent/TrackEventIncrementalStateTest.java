@@ -53,6 +53,42 @@ class TrackEventIncrementalStateTest {
         }
     }
 
+    /**
+     * More names than the sequence remembers ({@link Sequence#NAME_SLOTS}), some sharing a slot, passed
+     * as the same instances and as equal copies, alternating, around a clear: every begin carries its
+     * own name's iid, and each name is interned once per incremental state (a remembered iid that
+     * outlived a clear would point at nothing).
+     */
+    @Test
+    void aThreadAlternatingBetweenManyNamesNamesEverySliceRightAndInternsEachOncePerState() throws Exception {
+        String[] names = new String[3 * Sequence.NAME_SLOTS];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = "op-" + i;
+        }
+        List<String> expected = new ArrayList<>();
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            DataSourceInstance instance = startTrackEvent(context);
+            for (int round = 0; round < 2; round++) {
+                for (int pass = 0; pass < 5; pass++) {
+                    for (int i = 0; i < names.length; i++) {
+                        String name = pass == 3 ? new String(names[i]) : names[i];
+                        slice(name);
+                        expected.add(name);
+                    }
+                }
+                if (round == 0) {
+                    instance.clearIncrementalState();
+                }
+            }
+            instance.stop();
+
+            List<TracePacket> sequence = threadSequence(context.read());
+            assertEquals(List.of(), undecodable(sequence));
+            assertEquals(expected, beginNames(sequence), "every begin names what the thread passed, in order");
+            assertEquals(2 * names.length, names(sequence).size(), "each name interned once before and once after the clear");
+        }
+    }
+
     @Test
     void aWriterThatDroppedPacketsStartsItsIncrementalStateOver() throws Exception {
         try (RecordingContext context = new RecordingContext(dir, 4096)) {
@@ -201,6 +237,24 @@ class TrackEventIncrementalStateTest {
             }
         }
         return problems;
+    }
+
+    /** The names of the sequence's slice begins, resolved through what it interned since its last header. */
+    private static List<String> beginNames(List<TracePacket> sequence) {
+        Map<Long, String> interned = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        for (TracePacket p : sequence) {
+            if ((p.getSequenceFlags() & 1) != 0) {
+                interned.clear();
+            }
+            for (EventName n : p.getInternedData().getEventNamesList()) {
+                interned.put(n.getIid(), n.getName());
+            }
+            if (p.hasTrackEvent() && p.getTrackEvent().getType() == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN) {
+                names.add(interned.get(p.getTrackEvent().getNameIid()));
+            }
+        }
+        return names;
     }
 
     private static List<String> names(List<TracePacket> sequence) {

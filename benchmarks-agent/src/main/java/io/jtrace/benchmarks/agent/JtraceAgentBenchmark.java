@@ -8,6 +8,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -52,6 +53,22 @@ public class JtraceAgentBenchmark {
     @Threads(4)
     public void fourThreads() {
         slice();
+    }
+
+    /**
+     * Nested slices, as a request handler makes them: "request" around "parse" and "query", so each begin
+     * names something other than the event before it. Per slice, comparable with {@link #oneThread}.
+     */
+    @Benchmark
+    @Threads(1)
+    @OperationsPerInvocation(3)
+    public void nestedSlices() {
+        TrackEvent.begin(CATEGORY, "request");
+        TrackEvent.begin(CATEGORY, "parse");
+        TrackEvent.end(CATEGORY);
+        TrackEvent.begin(CATEGORY, "query");
+        TrackEvent.end(CATEGORY);
+        TrackEvent.end(CATEGORY);
     }
 
     /** A slice with two annotations, a long and a String, through the event builder. */
