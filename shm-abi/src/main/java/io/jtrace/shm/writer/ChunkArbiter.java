@@ -17,7 +17,7 @@ public final class ChunkArbiter {
     /**
      * The size of a writer's first chunk, and of every chunk of a writer that does not fill them: about
      * 1 KiB (a quarter of a 4 KiB page), so thousands of threads that write a little each hold little of
-     * the SMB. A writer that fills a chunk takes a larger one next, up to a page ({@link #maxChunkSize}).
+     * the SMB. A writer that fills a chunk takes a whole page next ({@link #maxChunkSize}).
      */
     public static final int DEFAULT_CHUNK_BYTES = PageLayout.DIV4.chunkSize(4096);
     /** How many sequence ids {@link #proposeSequenceId} hands out: the upper half of what a slot holds. */

@@ -425,9 +425,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      * {@code large}: a larger chunk, if one is free, else any. For a packet that already spans chunks (a
      * big one: fewer fragments) the largest there is. A writer that filled its last chunk takes one about
      * three times its size, up to a whole page: a busy writer then hands over a chunk, and the service
-     * moves one, several times less often, while one that fills a chunk now and then grows only a step.
-     * A writer that was flushed (each flush period of a streaming session) or is new takes a small chunk,
-     * so an SMB still holds one for each of thousands of threads.
+     * moves one, several times less often, while a writer that fills chunks only now and then keeps
+     * small ones. A writer that was flushed or is new takes a small chunk, so an SMB still holds one for
+     * each of thousands of threads.
      */
     private boolean acquireChunk(boolean continuation, boolean large, boolean stall) {
         int handle = -1;
