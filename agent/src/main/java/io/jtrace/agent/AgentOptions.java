@@ -66,15 +66,6 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
      */
     public static final int EMBEDDED_SMB_BYTES = SharedMemoryBuffer.MAX_SIZE;
 
-    /**
-     * Page size of the embedded service's SMB: 16 KiB, so a writer that keeps filling its chunks grows
-     * them to 16 KiB, and the service moves a busy thread's events a chunk at a time four times less
-     * often than with 4 KiB pages. A quiet writer still holds about 1 KiB (DIV14 chunks). Measured against
-     * 4 KiB pages (benchmarks/README.md): 64 flooding threads put about a third more events into the file,
-     * and 300 threads paced at 4,000 slices/s each lost 0-7 k events per run instead of 1.0-1.4 M.
-     */
-    public static final int EMBEDDED_SMB_PAGE_BYTES = 16 * 1024;
-
     public static final List<String> DEFAULT_SOURCES = List.of(TrackEventDataSource.NAME, GcDataSource.NAME,
             ThreadsDataSource.NAME, MemoryDataSource.NAME, JmxDataSource.NAME);
     /** jvm.jfr is on only when asked for (by name or with {@code jfr=}): a JFR recording is not free. */

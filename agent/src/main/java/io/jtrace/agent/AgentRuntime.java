@@ -95,7 +95,7 @@ final class AgentRuntime {
     private static ServiceConfig embeddedServiceConfig() {
         ServiceConfig d = ServiceConfig.defaults();
         long cap = Math.min(d.maxTotalBufferBytes(), Runtime.getRuntime().maxMemory() / 2);
-        return new ServiceConfig(AgentOptions.EMBEDDED_SMB_BYTES, AgentOptions.EMBEDDED_SMB_PAGE_BYTES, d.smbDirectory(), d.maxSessions(), cap,
+        return new ServiceConfig(AgentOptions.EMBEDDED_SMB_BYTES, d.smbPageSize(), d.smbDirectory(), d.maxSessions(), cap,
                 d.defaultFlushTimeoutMillis(), d.maxSessionsPerUid());
     }
 

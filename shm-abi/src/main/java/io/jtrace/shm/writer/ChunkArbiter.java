@@ -14,12 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  * instead of all fighting over page 0.
  */
 public final class ChunkArbiter {
-    /**
-     * The size of a writer's first chunk, and of every chunk of a writer that does not fill them: about
-     * 1 KiB (a quarter of a 4 KiB page), so thousands of threads that write a little each hold little of
-     * the SMB. A writer that fills a chunk takes a whole page next ({@link #maxChunkSize}).
-     */
-    public static final int DEFAULT_CHUNK_BYTES = PageLayout.DIV4.chunkSize(4096);
+    /** Default chunk layout: 4 chunks per page (about 1 KiB chunks on 4 KiB pages). */
+    public static final PageLayout DEFAULT_LAYOUT = PageLayout.DIV4;
     /** How many sequence ids {@link #proposeSequenceId} hands out: the upper half of what a slot holds. */
     public static final int PROPOSALS = (WireFormat.MAX_SLOT_SEQUENCE_ID + 1) / 2;
     private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - PROPOSALS;
@@ -29,8 +25,6 @@ public final class ChunkArbiter {
     private static final int OTHER_LAYOUT = -2;
 
     private final SharedMemoryAbi abi;
-    /** The layout with the most chunks of at least {@link #DEFAULT_CHUNK_BYTES} on this SMB's pages. */
-    private final PageLayout defaultLayout;
     private final WriterIdAllocator writerIds = new WriterIdAllocator();
     private final ChunkCommitter committer;
     /**
@@ -50,18 +44,8 @@ public final class ChunkArbiter {
 
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
-        this.defaultLayout = defaultLayout(abi.pageSize());
         this.committer = committer;
         committer.onWriterIdsReleased(writerIds::free);
-    }
-
-    /** {@link #DEFAULT_CHUNK_BYTES}' layout for pages of {@code pageSize}: DIV4 on 4 KiB pages, DIV14 on 16 KiB. */
-    public static PageLayout defaultLayout(int pageSize) {
-        return PageLayout.smallestFitting(DEFAULT_CHUNK_BYTES, pageSize);
-    }
-
-    public PageLayout defaultLayout() {
-        return defaultLayout;
     }
 
     public SharedMemoryAbi abi() {
@@ -83,8 +67,8 @@ public final class ChunkArbiter {
      * can be that large.
      */
     public int acquireChunk(int minChunkBytes) {
-        PageLayout layout = defaultLayout.chunkSize(abi.pageSize()) >= minChunkBytes
-                ? defaultLayout
+        PageLayout layout = DEFAULT_LAYOUT.chunkSize(abi.pageSize()) >= minChunkBytes
+                ? DEFAULT_LAYOUT
                 : PageLayout.smallestFitting(minChunkBytes, abi.pageSize());
         if (layout == null) {
             return -1;
@@ -162,7 +146,7 @@ public final class ChunkArbiter {
     }
 
     public boolean knownFull() {
-        return fullAtEpoch[defaultLayout.code()] == committer.freeEpoch();
+        return fullAtEpoch[DEFAULT_LAYOUT.code()] == committer.freeEpoch();
     }
 
     public static int pageOf(int handle) {

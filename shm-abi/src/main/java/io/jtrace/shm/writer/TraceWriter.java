@@ -48,8 +48,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** The tag and a 1-byte size: the frame of a reserved packet of fewer than 128 bytes. */
     private static final int SHORT_FRAME_HEADER = 2;
     private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * FRAME_HEADER + 64;
-    /** How much larger than the chunk it filled a writer's next chunk is (see {@link #acquireChunk}). */
-    private static final int GROWTH = 3;
     private static final byte[] FRAME_TAG = {WireFormat.TRACE_PACKET_TAG};
 
     private final ChunkArbiter arbiter;
@@ -68,8 +66,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private int chunkHandle = NO_CHUNK;
     private int chunkOffset;
     private int chunkEnd;
-    /** Payload room of the current chunk, or of the last one once it is handed over (header included). */
-    private int lastChunkBytes;
     private int chunkId;
     private int chunkFlags;
     private int packetCount;
@@ -422,19 +418,13 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     }
 
     /**
-     * {@code large}: a larger chunk, if one is free, else any. For a packet that already spans chunks (a
-     * big one: fewer fragments) the largest there is. A writer that filled its last chunk takes one about
-     * three times its size, up to a whole page: a busy writer then hands over a chunk, and the service
-     * moves one, several times less often, while a writer that fills chunks only now and then keeps
-     * small ones. A writer that was flushed or is new takes a small chunk, so an SMB still holds one for
-     * each of thousands of threads.
+     * {@code large}: the largest chunk there is, if one is free, else any. For a packet that already spans
+     * chunks (a big one: fewer fragments), and for a writer that filled its last chunk: a busy writer
+     * then hands over a chunk, and the service moves one, a few times less often. A writer that was
+     * flushed or is new takes a small chunk, so an SMB still holds one for each of thousands of threads.
      */
     private boolean acquireChunk(boolean continuation, boolean large, boolean stall) {
-        int handle = -1;
-        if (large) {
-            int max = arbiter.maxChunkSize();
-            handle = arbiter.acquireChunk(continuation ? max : Math.min(max, GROWTH * lastChunkBytes));
-        }
+        int handle = large ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
         if (handle < 0) {
             handle = arbiter.acquireChunk(MIN_CHUNK);
         }
@@ -448,8 +438,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         int page = ChunkArbiter.pageOf(handle);
         chunkHandle = handle;
         chunkOffset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
-        lastChunkBytes = layout.chunkSize(abi.pageSize());
-        chunkEnd = chunkOffset + lastChunkBytes;
+        chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
         chunkId = nextChunkId++;
         if (restartEachChunk) {
             restartEpoch++;

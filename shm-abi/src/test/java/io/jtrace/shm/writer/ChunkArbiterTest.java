@@ -2,7 +2,6 @@ package io.jtrace.shm.writer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.shm.abi.ChunkState;
 import io.jtrace.shm.abi.PageHeader;
@@ -50,27 +49,13 @@ class ChunkArbiterTest {
         committer.close();
     }
 
-    /** A small chunk is about 1 KiB whatever the page size: the most chunks per page that are at least that. */
-    @Test
-    void theDefaultLayoutKeepsSmallChunksNearOneKibibyteOnEveryPageSize() {
-        assertSame(PageLayout.DIV4, ChunkArbiter.defaultLayout(4096));
-        assertSame(PageLayout.DIV7, ChunkArbiter.defaultLayout(8192));
-        assertSame(PageLayout.DIV14, ChunkArbiter.defaultLayout(16384));
-        assertSame(PageLayout.DIV14, ChunkArbiter.defaultLayout(32768));
-        for (int pageSize = 4096; pageSize <= 32768; pageSize += 4096) {
-            int small = ChunkArbiter.defaultLayout(pageSize).chunkSize(pageSize);
-            assertTrue(small >= ChunkArbiter.DEFAULT_CHUNK_BYTES && small < 3 * ChunkArbiter.DEFAULT_CHUNK_BYTES,
-                    pageSize + "-byte pages: " + small);
-        }
-    }
-
     @Test
     void smallChunkComesFromAPageLaidOutWithTheDefaultLayout() {
         int handle = arbiter.acquireChunk(12);
         assertEquals(0, ChunkArbiter.pageOf(handle));
-        assertSame(PageLayout.DIV4, ChunkArbiter.layoutOf(handle));
+        assertSame(ChunkArbiter.DEFAULT_LAYOUT, ChunkArbiter.layoutOf(handle));
         assertEquals(0, ChunkArbiter.indexOf(handle));
-        assertSame(PageLayout.DIV4, PageHeader.layout(abi.pageBitmap(0)));
+        assertSame(ChunkArbiter.DEFAULT_LAYOUT, PageHeader.layout(abi.pageBitmap(0)));
         assertSame(ChunkState.BEING_WRITTEN, abi.chunkState(0, 0));
     }
 
@@ -96,7 +81,7 @@ class ChunkArbiterTest {
         assertEquals(0, ChunkArbiter.pageOf(big));
         int small = arbiter.acquireChunk(12);
         assertEquals(1, ChunkArbiter.pageOf(small));
-        assertSame(PageLayout.DIV4, ChunkArbiter.layoutOf(small));
+        assertSame(ChunkArbiter.DEFAULT_LAYOUT, ChunkArbiter.layoutOf(small));
     }
 
     @Test

@@ -30,14 +30,12 @@ import io.jtrace.shm.testing.SmbRig;
 import io.jtrace.shm.testing.SmbRigFixture;
 import io.jtrace.shm.testing.TestPackets;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -504,82 +502,33 @@ class TraceWriterFragmentTest extends SmbRigFixture {
 
     @Test
     void noChunkHoldsMoreThan1023PacketsAndThe1024thStartsTheNextChunk() throws IOException {
-        // 32 KiB pages: once the writer has grown out of its first, small chunk, its chunks have room for
-        // more than 1023 tiny reserved packets, so the count limit binds.
-        rig = new SmbRig(dir, 8 * 32 * 1024, 32 * 1024);
+        // 32 KiB pages: a DIV4 chunk has room for more than 1023 tiny reserved packets, so the count limit binds.
+        rig = new SmbRig(dir, 64 * 1024, 32 * 1024);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         List<TracePacket> expected = new ArrayList<>();
-        for (int i = 0; i < 4000; i++) {
+        for (int i = 0; i < 3000; i++) {
             TracePacket p = tiny(i);
             writeReserved(w, p);
             expected.add(p);
         }
         rig.flush(w);
         List<Copy> chunks = rig.chunksOf(w.writerId());
-        int before = 0;
-        int countBound = 0;
-        for (int i = 0; i < chunks.size(); i++) {
-            Copy c = chunks.get(i);
-            assertTrue(c.packetCount() <= ChunkHeader.MAX_PACKETS, c.toString());
-            if (i < chunks.size() - 1 && c.payload().length > 8 * (ChunkHeader.MAX_PACKETS + 1)) {
-                assertEquals(ChunkHeader.MAX_PACKETS, c.packetCount(), "a chunk with room for more holds 1023: " + c);
-                assertEquals(tiny(before + ChunkHeader.MAX_PACKETS), TracePacket.parseFrom(ChunkFrames.withoutSequenceIdSlot(
-                        chunks.get(i + 1).frameBytes(chunks.get(i + 1).frames().get(0)))), "the 1024th packet opens the next chunk");
-                countBound++;
-            }
-            before += c.packetCount();
-        }
-        assertTrue(countBound >= 2, "the count limit bound in the large chunks: " + chunks);
-        assertEquals(IntStream.range(0, chunks.size()).boxed().collect(Collectors.toList()), rig.chunkIdsOf(w.writerId()));
-        assertTrue(flagsOf(chunks).stream().allMatch(f -> f == 0));
+        assertEquals(List.of(1023, 1023, 954), chunks.stream().map(Copy::packetCount).collect(Collectors.toList()));
+        assertEquals(List.of(0, 1, 2), rig.chunkIdsOf(w.writerId()));
+        assertEquals(List.of(0, 0, 0), flagsOf(chunks));
+        assertEquals(tiny(1023), TracePacket.parseFrom(ChunkFrames.withoutSequenceIdSlot(
+                chunks.get(1).frameBytes(chunks.get(1).frames().get(0)))), "the 1024th packet opens the second chunk");
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertEquals(0, w.droppedPackets());
     }
 
-    /**
-     * On 16 KiB pages a writer starts in a chunk of about 1 KiB (DIV14), the size thousands of quiet
-     * threads can each hold; each chunk it fills is followed by one about three times larger, DIV4 and
-     * then the whole page, which it keeps while it keeps filling them. After a flush it starts small again.
-     */
-    @Test
-    void aWriterThatFillsItsChunksGrowsThemStepByStepToAWholePage() throws IOException {
-        rig = new SmbRig(dir, 16 * 16 * 1024, 16 * 1024);
-        TraceWriter w = new TraceWriter(rig.arbiter, 0);
-        for (int i = 0; i < 3000; i++) {
-            writeReserved(w, tiny(i));
-        }
-        rig.flush(w);
-        for (int i = 0; i < 10; i++) {
-            writeReserved(w, tiny(i));
-        }
-        rig.flush(w);
-        List<PageLayout> layouts = rig.chunksOf(w.writerId()).stream().map(Copy::layout).collect(Collectors.toList());
-        assertEquals(List.of(PageLayout.DIV14, PageLayout.DIV4, PageLayout.DIV1, PageLayout.DIV1),
-                layouts.subList(0, 4), layouts.toString());
-        assertEquals(PageLayout.DIV14, layouts.get(layouts.size() - 1), "a flushed writer starts small again: " + layouts);
-    }
-
-    /** How many tiny reserved packets a new writer's first chunk takes on 32 KiB pages (before it grows). */
-    private int tinyPacketsInAFirstChunk() throws IOException {
-        try (SmbRig probe = new SmbRig(Files.createDirectories(dir.resolve("probe")), 8 * 32 * 1024, 32 * 1024)) {
-            TraceWriter w = new TraceWriter(probe.arbiter, 0);
-            for (int i = 0; i < 2000; i++) {
-                writeReserved(w, tiny(i));
-            }
-            probe.flush(w);
-            return probe.chunksOf(w.writerId()).get(0).packetCount();
-        }
-    }
-
     @Test
     void aFragmentCountsAsOneOfTheChunks1023Packets() throws IOException {
-        int first = tinyPacketsInAFirstChunk();
         rig = new SmbRig(dir, 256 * 1024, 32 * 1024);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         Random r = new Random(10);
         List<Object> expected = new ArrayList<>();
-        // Fills the writer's first, small chunk: its second is large enough for the count limit to bind.
-        for (int i = 0; i < first + 1022; i++) {
+        for (int i = 0; i < 1022; i++) {
             writeReserved(w, tiny(i));
             expected.add(tiny(i));
         }
@@ -593,11 +542,10 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         }
         rig.flush(w);
         List<Copy> chunks = rig.chunksOf(w.writerId());
-        assertEquals(first, chunks.get(0).packetCount());
-        assertEquals(1023, chunks.get(1).packetCount(), "1022 packets and the first fragment");
-        assertEquals(List.of(0, LAST, FIRST), flagsOf(chunks).subList(0, 3));
+        assertEquals(1023, chunks.get(0).packetCount(), "1022 packets and the first fragment");
+        assertEquals(List.of(LAST, FIRST), flagsOf(chunks).subList(0, 2));
         assertTrue(chunks.stream().allMatch(c -> c.packetCount() <= ChunkHeader.MAX_PACKETS));
-        assertEquals(1023, chunks.get(2).packetCount(), "the last fragment and 1022 packets");
+        assertEquals(1023, chunks.get(1).packetCount(), "the last fragment and 1022 packets");
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
     }
 
@@ -622,17 +570,16 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertEquals(0, w.droppedPackets());
         List<Copy> chunks = rig.chunksOf(w.writerId());
-        PageLayout small = ChunkArbiter.defaultLayout(pageSize);
         for (Copy c : chunks) {
             assertEquals(c.layout().chunkSize(pageSize) - ChunkHeader.SIZE, c.payload().length);
-            assertTrue(c.layout().chunkSize(pageSize) >= small.chunkSize(pageSize), c.toString());
+            assertTrue(c.layout() == PageLayout.DIV4 || c.layout() == PageLayout.DIV1, c.toString());
         }
         boolean switched = false;
         for (int i = 1; i < chunks.size(); i++) {
-            switched |= chunks.get(i).hasFlag(FIRST) && chunks.get(i - 1).layout() != PageLayout.DIV1
+            switched |= chunks.get(i).hasFlag(FIRST) && chunks.get(i - 1).layout() == PageLayout.DIV4
                     && chunks.get(i).layout() == PageLayout.DIV1;
         }
-        assertTrue(switched, "a packet begun in a smaller chunk continued in a DIV1 chunk");
+        assertTrue(switched, "a packet begun in a DIV4 chunk continued in a DIV1 chunk");
     }
 
     @Test
