@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The product's promise at the size of real services: with the default options
- * ({@code -javaagent:jtrace.jar=start,file=...}, so the default 4 MiB SMB and 32 MiB trace buffer),
+ * ({@code -javaagent:jtrace.jar=start,file=...}, so the embedded 32 MiB SMB and 32 MiB trace buffer),
  * every slice of every thread is in the trace, on its own thread's track, and nothing is lost. A child
  * JVM runs {@link ScaleWorkload}; its trace (tens to over a hundred MB) is streamed through
  * {@link TrackEventDecoder} and checked with exact counts:
@@ -54,7 +54,7 @@ class ScaleTracesEveryThreadTest {
     private static final int CHURN_THREADS = 100_000;
     private static final int CHURN_CONCURRENT = 200;
     private static final int CHURN_SLICES = 5;
-    /** A thread-per-connection server: well over the owned-writer budget (4096), all alive at the same moment. */
+    /** A thread-per-connection server: well over the owned-writer budget (8192), all alive at the same moment. */
     private static final int LIVE_THREADS = 10_000;
     private static final int LIVE_SLICES = 10;
     /** A virtual-thread-per-request service. */
