@@ -182,11 +182,14 @@ final class ChunkMover {
      * is not lost; and copies chunks released but not committed yet (a producer whose flush timed out,
      * or a commit still in flight). Each copy goes through a {@link ChunkSnapshot}, which never pairs
      * one use's header with another use's bytes; a copy it finds torn by a free is discarded and counted
-     * in {@link #discardedScrapes}.
+     * in {@link #discardedScrapes}. {@code heldOnly} (a flush of a running session that streams into
+     * a file): only chunks writers hold; a COMPLETE one comes with its commit, and a copy read out before
+     * that commit would make the commit look like a chunk older than the read-out.
      */
-    void scrape(ProducerState producer, TracingSession session) {
+    void scrape(ProducerState producer, TracingSession session, boolean heldOnly) {
         SharedMemoryAbi abi = producer.abi;
-        if (abi == null || !producer.connected) {
+        // A held chunk's copy is read before the chunk completes only for a trusted (in-process) producer.
+        if (abi == null || !producer.connected || heldOnly && !sequences.trusted(producer.id)) {
             return;
         }
         for (int page = 0; page < abi.pageCount(); page++) {
@@ -197,10 +200,13 @@ final class ChunkMover {
             for (int chunk = 0; chunk < layout.chunksPerPage(); chunk++) {
                 ChunkSnapshot.Result result = snapshot.take(abi, page, chunk);
                 if (result == ChunkSnapshot.Result.TORN) {
-                    discardedScrapes++;
+                    // A flush's copy of a held chunk loses nothing when torn: the chunk comes with its commit.
+                    if (!heldOnly) {
+                        discardedScrapes++;
+                    }
                     continue;
                 }
-                if (result != ChunkSnapshot.Result.TAKEN) {
+                if (result != ChunkSnapshot.Result.TAKEN || heldOnly && snapshot.complete()) {
                     continue;
                 }
                 Integer target = producer.writerTargets.get(snapshot.writerId());

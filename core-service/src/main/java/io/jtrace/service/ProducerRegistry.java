@@ -79,16 +79,28 @@ final class ProducerRegistry {
 
     /** At the end of a session: what its producers' writers still hold goes into its buffers too. */
     void scrape(TracingSession session) {
+        scrape(session, false);
+    }
+
+    /**
+     * A flush of a running session that streams into a file: what writers hold goes into its buffers,
+     * to be read out as far as it goes (a thread that went quiet has its last events in the file).
+     */
+    void scrapeHeld(TracingSession session) {
+        scrape(session, true);
+    }
+
+    private void scrape(TracingSession session, boolean heldOnly) {
         for (ProducerState producer : new ArrayList<>(producers.values())) {
             if (session.hasProducer(producer.id)) {
-                scrape(producer, session);
+                scrape(producer, session, heldOnly);
             }
         }
     }
 
-    private void scrape(ProducerState producer, TracingSession session) {
+    private void scrape(ProducerState producer, TracingSession session, boolean heldOnly) {
         try {
-            chunkMover.scrape(producer, session);
+            chunkMover.scrape(producer, session, heldOnly);
         } catch (InternalError e) {
             disconnect(producer, "its shared memory buffer became inaccessible (" + e.getMessage() + ")");
         }

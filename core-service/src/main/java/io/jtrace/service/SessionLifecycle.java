@@ -171,8 +171,23 @@ final class SessionLifecycle {
 
     // ------------------------------------------------------------------ flush
 
+    /**
+     * Asks the session's producers to commit; once they have (or the timeout passed), a running session
+     * that streams into a file also takes what writers still hold and writes it: a thread that went quiet
+     * keeps its last events in its writer's chunk, which no commit brings. Completes after that write.
+     */
     CompletableFuture<Boolean> flush(TracingSession session, long timeoutMillis) {
-        return flushes.flush(session, instances.byProducer(session), timeoutMillis);
+        CompletableFuture<Boolean> committed = flushes.flush(session, instances.byProducer(session), timeoutMillis);
+        if (session.file == null) {
+            return committed;
+        }
+        return committed.thenCompose(ok -> thread.call(() -> {
+            if (session.state == TracingSession.State.STARTED) {
+                producers.scrapeHeld(session);
+                output.writeIntoFile(session);
+            }
+            return ok;
+        }));
     }
 
     private long flushTimeout(TracingSession session) {

@@ -39,8 +39,8 @@ public final class TracingMBean extends StandardEmitterMBean {
                     + "takes it). Returns the session",
             "stop", "Stops a session and waits until its trace file is complete. Returns the session with its "
                     + "file and bytes",
-            "flush", "Makes every producer of a session commit the chunks its writers have handed over (a "
-                    + "thread's current chunk arrives when it fills or at stop). Returns the session",
+            "flush", "Makes every producer of a session commit what its writers have handed over; a session that "
+                    + "streams into a file also gets what they still hold. Returns the session",
             "dump", "Writes the trace of a running ring-mode session so far into a file while the session "
                     + "goes on (like JFR.dump). Returns the file, bytes and packets");
     private static final Map<String, String[][]> PARAMETERS = Map.of(

@@ -54,7 +54,8 @@ final class ChunkPacketReader {
      */
     long read(byte[] data, ChunkRecord chunk, SequenceState seq, int sequenceId, int pid, int uid, boolean trusted,
               PacketSink sink) {
-        int pos = chunk.offset;
+        // From where an earlier read of the chunk, while its writer held it, stopped (0 for a new chunk).
+        int pos = chunk.offset + chunk.readPos;
         int end = chunk.offset + chunk.size;
         long delivered = 0;
         sequenceOnly = Varints.putField(trailer, 0, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
@@ -68,7 +69,7 @@ final class ChunkPacketReader {
         slotHigh = (byte) (slot >>> 16);
         // Packets that are neither fragments nor special: all but a last one that continues on the next chunk.
         int plainLimit = chunk.packetCount - ((chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0 ? 1 : 0);
-        for (int i = 0; i < chunk.packetCount; i++) {
+        for (int i = chunk.readPackets; i < chunk.packetCount; i++) {
             if (stampSlots && trusted && delivered > 0 && !seq.lossPending && !seq.awaitingIncrementalState
                     && i < plainLimit) {
                 // Past the chunk's first packet (which carries the identity) and with no loss to report, a
@@ -94,7 +95,7 @@ final class ChunkPacketReader {
             }
             if (fileFramed) {
                 if (pos >= end || data[pos] != WireFormat.TRACE_PACKET_TAG) {
-                    return abortChunk(seq, delivered);
+                    return abortChunk(chunk, seq, delivered);
                 }
                 pos++;
             }
@@ -106,7 +107,7 @@ final class ChunkPacketReader {
                 // Not the 4-byte form our writers use: any varint is a valid size header.
                 long sizeAndLength = Varints.read(data, pos, end);
                 if (sizeAndLength < 0) {
-                    return abortChunk(seq, delivered);
+                    return abortChunk(chunk, seq, delivered);
                 }
                 pos += (int) (sizeAndLength >>> 32);
                 size = (int) sizeAndLength;
@@ -119,7 +120,7 @@ final class ChunkPacketReader {
                 continue;
             }
             if (size > end - pos) {
-                return abortChunk(seq, delivered);
+                return abortChunk(chunk, seq, delivered);
             }
             int start = pos;
             pos += size;
@@ -159,6 +160,8 @@ final class ChunkPacketReader {
             }
             delivered += emit(data, start, size, slotBytes, seq, delivered == 0, trusted, sink);
         }
+        chunk.readPos = pos - chunk.offset;
+        chunk.readPackets = chunk.packetCount;
         return delivered;
     }
 
@@ -202,7 +205,10 @@ final class ChunkPacketReader {
         return pos;
     }
 
-    private long abortChunk(SequenceState seq, long delivered) {
+    /** A broken frame: the rest of the chunk is lost, and a copy that replaces it is not read again. */
+    private long abortChunk(ChunkRecord chunk, SequenceState seq, long delivered) {
+        chunk.readPos = chunk.size;
+        chunk.readPackets = chunk.packetCount;
         counters.abiViolations++;
         seq.lossPending = true;
         seq.pendingFragment = null;

@@ -29,6 +29,14 @@ final class ChunkRecord {
      */
     int payloadEnd = -1;
     int stampedSequenceId;
+    /**
+     * How far the read-out got into a chunk still held by its writer (a trusted writer's, scraped by a
+     * flush): the payload offset and the packets delivered. The copy that replaces it (a later scrape, or
+     * the chunk's commit once complete) holds the same bytes before that point, so reading goes on from
+     * there. Both 0 for a chunk not read yet.
+     */
+    int readPos;
+    int readPackets;
     /** Read or replaced: its ring space is free, the record waits only to leave the age queue. */
     boolean dead;
     /** Next record in the buffer's free list while unused. */
@@ -43,6 +51,8 @@ final class ChunkRecord {
         this.size = size;
         this.dead = false;
         this.nextFree = null;
+        this.readPos = 0;
+        this.readPackets = 0;
         return this;
     }
 

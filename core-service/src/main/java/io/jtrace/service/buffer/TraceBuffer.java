@@ -106,6 +106,8 @@ public final class TraceBuffer {
             c.packetCount = record.packetCount;
             c.flags = record.flags;
             c.complete = record.complete;
+            c.readPos = record.readPos;
+            c.readPackets = record.readPackets;
             seq.chunks.add(c);
             copy.byAge.addLast(c);
         }
@@ -210,6 +212,9 @@ public final class TraceBuffer {
             seq.lost(ordinal);
             return null;
         }
+        // Where the read-out got in a copy this one replaces (see ChunkRecord#readPos).
+        int readPos = 0;
+        int readPackets = 0;
         // In-order commits (the common case) are past everything stored: no need to look for a copy.
         ChunkRecord existing = seq.anyChunk && ordinal <= seq.maxOrdinal ? seq.chunks.find(ordinal) : null;
         if (existing != null) {
@@ -221,6 +226,8 @@ public final class TraceBuffer {
                 existing.header(packetsWord, complete);
                 return existing;
             }
+            readPos = existing.readPos;
+            readPackets = existing.readPackets;
             forget(existing);
         }
         if (seq.nextOrdinal >= 0 && ordinal < seq.nextOrdinal) {
@@ -244,6 +251,8 @@ public final class TraceBuffer {
             seq.maxChunkId = chunkId;
         }
         ChunkRecord record = obtainRecord().init(seq, chunkId, ordinal, at, (int) (at % capacity), length);
+        record.readPos = readPos;
+        record.readPackets = readPackets;
         src.get(offset, ring, record.offset, length);
         record.header(packetsWord, complete);
         seq.chunks.add(record);
@@ -465,7 +474,11 @@ public final class TraceBuffer {
         while (!seq.chunks.isEmpty()) {
             ChunkRecord chunk = seq.chunks.first();
             boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
-            if (!sessionEnded && (!chunk.complete || needsPatching(chunk) || (gap && !knownLost(seq, chunk)))) {
+            boolean inOrder = !gap || knownLost(seq, chunk);
+            // A chunk its trusted writer still holds (copied by a flush's scrape) is read as far as it goes
+            // and kept: the copy that replaces it holds the same bytes up to there, and reading goes on.
+            boolean partial = !sessionEnded && !chunk.complete && trusted && !needsPatching(chunk) && inOrder;
+            if (!sessionEnded && !partial && (!chunk.complete || needsPatching(chunk) || !inOrder)) {
                 break;
             }
             if (seq.nextOrdinal < 0 && trusted && chunk.chunkId == 0) {
@@ -474,11 +487,15 @@ public final class TraceBuffer {
                 // the read-out's fast path. Any other sequence waits for a clear, as trace_processor does.
                 seq.awaitingIncrementalState = false;
             }
-            if (seq.takeLossesBefore(chunk.ordinal) || gap) {
+            boolean resumed = chunk.readPos > 0 || chunk.readPackets > 0;
+            if (!resumed && (seq.takeLossesBefore(chunk.ordinal) || gap)) {
                 seq.lossPending = true;
                 seq.pendingFragment = null;
             }
             delivered += packets.read(ring, chunk, seq, sequenceId, pid, uid, trusted, sink);
+            if (partial) {
+                break;
+            }
             seq.nextOrdinal = chunk.ordinal + 1;
             seq.chunks.remove(chunk.ordinal);
             chunk.dead = true; // its ring space is reused when the write position comes around

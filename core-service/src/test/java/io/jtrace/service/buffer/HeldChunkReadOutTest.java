@@ -1,0 +1,116 @@
+package io.jtrace.service.buffer;
+
+import static io.jtrace.service.buffer.BufferTesting.CHUNK_BYTES;
+import static io.jtrace.service.buffer.BufferTesting.IDENTITY;
+import static io.jtrace.service.buffer.BufferTesting.PRODUCER;
+import static io.jtrace.service.buffer.BufferTesting.TRUSTED_IDENTITY;
+import static io.jtrace.service.buffer.BufferTesting.names;
+import static io.jtrace.service.buffer.BufferTesting.pkt;
+import static io.jtrace.service.buffer.BufferTesting.stats;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.jtrace.protos.TracePacket;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A flush of a session that streams into a file copies the chunks writers still hold (a thread that went
+ * quiet has its last events there). The read-out takes a trusted writer's held chunk as far as its
+ * counted packets go and keeps it; the copy that replaces it (the next flush's, the commit once the
+ * chunk is complete, the scrape at the session's end) is read on from there: every packet once, in
+ * order, and nothing counted lost.
+ */
+class HeldChunkReadOutTest {
+    private static final int WRITER = 1;
+
+    private static ChunkPayload framed(String... names) {
+        ChunkPayload c = ChunkPayload.fileFramedChunk();
+        for (String name : names) {
+            c.packet(pkt(name));
+        }
+        return c;
+    }
+
+    private static void scrape(TraceBuffer buffer, int chunkId, ChunkPayload c) {
+        assertTrue(buffer.copyChunk(PRODUCER, WRITER, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), false));
+    }
+
+    private static void commit(TraceBuffer buffer, int chunkId, ChunkPayload c) {
+        assertTrue(buffer.copyChunk(PRODUCER, WRITER, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), true));
+    }
+
+    private static List<TracePacket> read(TraceBuffer buffer, SequenceIdentity identity, boolean sessionEnded) {
+        List<TracePacket> packets = new ArrayList<>();
+        long delivered = buffer.readAll(identity, PacketSink.joined((bytes, offset, length) -> {
+            try {
+                packets.add(TracePacket.parseFrom(Arrays.copyOfRange(bytes, offset, offset + length)));
+            } catch (InvalidProtocolBufferException e) {
+                throw new AssertionError(e);
+            }
+        }), sessionEnded);
+        assertEquals(packets.size(), delivered);
+        return packets;
+    }
+
+    private static void assertNothingLost(TraceBuffer buffer, List<TracePacket> all) {
+        assertEquals(0, stats(buffer).getChunksDiscarded(), "chunks discarded");
+        assertTrue(all.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0), "a packet reported a loss");
+    }
+
+    @Test
+    void aHeldChunkIsReadAsFarAsItGoesAndOnFromThereWhenReplaced() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        List<TracePacket> all = new ArrayList<>();
+
+        scrape(buffer, 0, framed("a", "b"));
+        List<TracePacket> first = read(buffer, TRUSTED_IDENTITY, false);
+        scrape(buffer, 0, framed("a", "b", "c"));
+        List<TracePacket> second = read(buffer, TRUSTED_IDENTITY, false);
+        commit(buffer, 0, framed("a", "b", "c", "d"));
+        List<TracePacket> third = read(buffer, TRUSTED_IDENTITY, false);
+        commit(buffer, 1, framed("e"));
+        List<TracePacket> fourth = read(buffer, TRUSTED_IDENTITY, false);
+
+        assertEquals(List.of("a", "b"), names(first), "the held chunk's packets so far");
+        assertEquals(List.of("c"), names(second), "only what the next flush's copy added");
+        assertEquals(List.of("d"), names(third), "only what the complete chunk added");
+        assertEquals(List.of("e"), names(fourth), "the sequence goes on past the chunk");
+        all.addAll(first);
+        all.addAll(second);
+        all.addAll(third);
+        all.addAll(fourth);
+        assertNothingLost(buffer, all);
+        assertTrue(read(buffer, TRUSTED_IDENTITY, true).isEmpty(), "nothing is delivered twice at the end");
+    }
+
+    @Test
+    void theSessionsEndReadsTheRestOfAPartlyReadChunk() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        scrape(buffer, 0, framed("a", "b"));
+        List<TracePacket> running = read(buffer, TRUSTED_IDENTITY, false);
+        scrape(buffer, 0, framed("a", "b", "c"));
+        List<TracePacket> atEnd = read(buffer, TRUSTED_IDENTITY, true);
+
+        assertEquals(List.of("a", "b"), names(running));
+        assertEquals(List.of("c"), names(atEnd));
+        List<TracePacket> all = new ArrayList<>(running);
+        all.addAll(atEnd);
+        assertNothingLost(buffer, all);
+    }
+
+    @Test
+    void anUntrustedProducersHeldChunkWaitsForItsCommit() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        scrape(buffer, 0, framed("a", "b"));
+        List<TracePacket> running = read(buffer, IDENTITY, false);
+        commit(buffer, 0, framed("a", "b", "c"));
+        List<TracePacket> committed = read(buffer, IDENTITY, false);
+
+        assertEquals(List.of(), names(running), "frames of another process are read once, whole");
+        assertEquals(List.of("a", "b", "c"), names(committed));
+    }
+}
