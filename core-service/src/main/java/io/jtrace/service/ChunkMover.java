@@ -218,6 +218,10 @@ final class ChunkMover {
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null) {
                     makeRoom(producer, null, buffer, session, snapshot.length());
+                    if (heldOnly && buffer.wouldOverwriteUnread(snapshot.length())) {
+                        // No room without losing data: the chunk's packets come with its commit instead.
+                        continue;
+                    }
                     buffer.copyChunk(producer.id, snapshot.writerId(), snapshot.chunkId(), snapshot.packetsWord(),
                             snapshot.payload(), 0, snapshot.length(), snapshot.complete());
                 }

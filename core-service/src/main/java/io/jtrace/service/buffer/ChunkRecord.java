@@ -30,10 +30,9 @@ final class ChunkRecord {
     int payloadEnd = -1;
     int stampedSequenceId;
     /**
-     * How far the read-out got into a chunk still held by its writer (a trusted writer's, scraped by a
-     * flush): the payload offset and the packets delivered. The copy that replaces it (a later scrape, or
-     * the chunk's commit once complete) holds the same bytes before that point, so reading goes on from
-     * there. Both 0 for a chunk not read yet.
+     * Where the read-out starts in the payload, and the packets before it: 0 for a chunk read whole;
+     * for a later copy of a chunk read while its writer held it, where that read stopped
+     * ({@link SequenceState#partialOrdinal}). The read leaves where it ended here.
      */
     int readPos;
     int readPackets;

@@ -15,6 +15,14 @@ final class SequenceState {
     long maxOrdinal;
     /** Ordinal of the chunk the next read expects; -1 before the first read. */
     long nextOrdinal = -1;
+    /**
+     * A chunk read while its writer still held it (a flush's copy; see {@link TraceBuffer#readAll}): its
+     * ordinal, -1 for none, and where the read stopped in it. The copy that comes next for that chunk
+     * (the next flush's, its commit, the scrape at the end) is read on from there.
+     */
+    long partialOrdinal = -1;
+    int partialPos;
+    int partialPackets;
     boolean lossPending;
     /**
      * Set at first and by every loss, cleared by a packet flagged INCREMENTAL_STATE_CLEARED: until then
@@ -49,6 +57,9 @@ final class SequenceState {
         c.maxChunkId = maxChunkId;
         c.maxOrdinal = maxOrdinal;
         c.nextOrdinal = nextOrdinal;
+        c.partialOrdinal = partialOrdinal;
+        c.partialPos = partialPos;
+        c.partialPackets = partialPackets;
         c.lossPending = lossPending;
         c.awaitingIncrementalState = awaitingIncrementalState;
         c.firstPacketEmitted = firstPacketEmitted;

@@ -106,8 +106,6 @@ public final class TraceBuffer {
             c.packetCount = record.packetCount;
             c.flags = record.flags;
             c.complete = record.complete;
-            c.readPos = record.readPos;
-            c.readPackets = record.readPackets;
             seq.chunks.add(c);
             copy.byAge.addLast(c);
         }
@@ -212,9 +210,6 @@ public final class TraceBuffer {
             seq.lost(ordinal);
             return null;
         }
-        // Where the read-out got in a copy this one replaces (see ChunkRecord#readPos).
-        int readPos = 0;
-        int readPackets = 0;
         // In-order commits (the common case) are past everything stored: no need to look for a copy.
         ChunkRecord existing = seq.anyChunk && ordinal <= seq.maxOrdinal ? seq.chunks.find(ordinal) : null;
         if (existing != null) {
@@ -226,8 +221,6 @@ public final class TraceBuffer {
                 existing.header(packetsWord, complete);
                 return existing;
             }
-            readPos = existing.readPos;
-            readPackets = existing.readPackets;
             forget(existing);
         }
         if (seq.nextOrdinal >= 0 && ordinal < seq.nextOrdinal) {
@@ -251,8 +244,6 @@ public final class TraceBuffer {
             seq.maxChunkId = chunkId;
         }
         ChunkRecord record = obtainRecord().init(seq, chunkId, ordinal, at, (int) (at % capacity), length);
-        record.readPos = readPos;
-        record.readPackets = readPackets;
         src.get(offset, ring, record.offset, length);
         record.header(packetsWord, complete);
         seq.chunks.add(record);
@@ -475,9 +466,11 @@ public final class TraceBuffer {
             ChunkRecord chunk = seq.chunks.first();
             boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
             boolean inOrder = !gap || knownLost(seq, chunk);
-            // A chunk its trusted writer still holds (copied by a flush's scrape) is read as far as it goes
-            // and kept: the copy that replaces it holds the same bytes up to there, and reading goes on.
-            boolean partial = !sessionEnded && !chunk.complete && trusted && !needsPatching(chunk) && inOrder;
+            // A chunk its trusted writer still holds (copied by a flush's scrape), next in its sequence, is
+            // read as far as it goes; the next copy of it holds the same bytes up to there and is read on
+            // from there. Not before the sequence's first chunk: an earlier one may still be on its way.
+            boolean next = seq.nextOrdinal >= 0 ? inOrder : chunk.chunkId == 0;
+            boolean partial = !sessionEnded && !chunk.complete && trusted && !needsPatching(chunk) && next;
             if (!sessionEnded && !partial && (!chunk.complete || needsPatching(chunk) || !inOrder)) {
                 break;
             }
@@ -487,19 +480,28 @@ public final class TraceBuffer {
                 // the read-out's fast path. Any other sequence waits for a clear, as trace_processor does.
                 seq.awaitingIncrementalState = false;
             }
-            boolean resumed = chunk.readPos > 0 || chunk.readPackets > 0;
-            if (!resumed && (seq.takeLossesBefore(chunk.ordinal) || gap)) {
+            if (seq.partialOrdinal == chunk.ordinal) {
+                chunk.readPos = seq.partialPos;
+                chunk.readPackets = seq.partialPackets;
+            } else if (seq.takeLossesBefore(chunk.ordinal) || gap) {
                 seq.lossPending = true;
                 seq.pendingFragment = null;
             }
             delivered += packets.read(ring, chunk, seq, sequenceId, pid, uid, trusted, sink);
-            if (partial) {
-                break;
-            }
-            seq.nextOrdinal = chunk.ordinal + 1;
             seq.chunks.remove(chunk.ordinal);
             chunk.dead = true; // its ring space is reused when the write position comes around
             used -= chunk.size;
+            if (partial) {
+                // This copy is done with: its ring space is free, and the sequence reads on from this
+                // chunk (a copy of an older one is refused as read already).
+                seq.partialOrdinal = chunk.ordinal;
+                seq.partialPos = chunk.readPos;
+                seq.partialPackets = chunk.readPackets;
+                seq.nextOrdinal = chunk.ordinal;
+                break;
+            }
+            seq.partialOrdinal = -1;
+            seq.nextOrdinal = chunk.ordinal + 1;
             counters.chunksRead++;
             counters.bytesRead += chunk.size;
         }

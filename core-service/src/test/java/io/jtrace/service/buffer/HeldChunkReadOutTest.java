@@ -36,11 +36,19 @@ class HeldChunkReadOutTest {
     }
 
     private static void scrape(TraceBuffer buffer, int chunkId, ChunkPayload c) {
-        assertTrue(buffer.copyChunk(PRODUCER, WRITER, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), false));
+        scrape(buffer, WRITER, chunkId, c);
+    }
+
+    private static void scrape(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c) {
+        assertTrue(buffer.copyChunk(PRODUCER, writer, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), false));
     }
 
     private static void commit(TraceBuffer buffer, int chunkId, ChunkPayload c) {
-        assertTrue(buffer.copyChunk(PRODUCER, WRITER, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), true));
+        commit(buffer, WRITER, chunkId, c);
+    }
+
+    private static void commit(TraceBuffer buffer, int writer, int chunkId, ChunkPayload c) {
+        assertTrue(buffer.copyChunk(PRODUCER, writer, chunkId, c.packetsWord(), c.bytesPaddedTo(CHUNK_BYTES), true));
     }
 
     private static List<TracePacket> read(TraceBuffer buffer, SequenceIdentity identity, boolean sessionEnded) {
@@ -99,6 +107,71 @@ class HeldChunkReadOutTest {
         assertEquals(List.of("c"), names(atEnd));
         List<TracePacket> all = new ArrayList<>(running);
         all.addAll(atEnd);
+        assertNothingLost(buffer, all);
+    }
+
+    /**
+     * A thread that stays quiet while others fill a small ring many times over: each flush copies its
+     * unchanged chunk again. The copy read is not kept in the ring, so it neither blocks the ring nor is
+     * overwritten, and its packet goes out once.
+     */
+    @Test
+    void aQuietThreadsChunkCopiedAtEveryFlushNeitherHoldsTheRingNorRepeatsItsPackets() {
+        TraceBuffer buffer = new TraceBuffer(8 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+        List<TracePacket> all = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            if (i % 5 == 0) {
+                scrape(buffer, 0, framed("quiet"));
+            }
+            commit(buffer, 2, i, framed("busy-" + i));
+            all.addAll(read(buffer, TRUSTED_IDENTITY, false));
+        }
+        commit(buffer, 0, framed("quiet", "later"));
+        all.addAll(read(buffer, TRUSTED_IDENTITY, false));
+
+        assertEquals(List.of("quiet", "later"), names(all).stream().filter(n -> !n.startsWith("busy-")).toList());
+        assertEquals(40, names(all).stream().filter(n -> n.startsWith("busy-")).count());
+        assertEquals(0, stats(buffer).getChunksOverwritten(), "chunks overwritten");
+        assertNothingLost(buffer, all);
+    }
+
+    /** A chunk the buffer could not take is known lost: the held chunk after it is read, and the sequence goes on. */
+    @Test
+    void aHeldChunkAfterAKnownLossIsReadAndTheSequenceGoesOn() {
+        TraceBuffer buffer = new TraceBuffer(4 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+        commit(buffer, 0, framed("a"));
+        List<TracePacket> first = read(buffer, TRUSTED_IDENTITY, false);
+        ChunkPayload tooLarge = framed("lost");
+        buffer.copyChunk(PRODUCER, WRITER, 1, tooLarge.packetsWord(), tooLarge.bytesPaddedTo(5 * CHUNK_BYTES), true);
+        scrape(buffer, 2, framed("b"));
+        List<TracePacket> held = read(buffer, TRUSTED_IDENTITY, false);
+        commit(buffer, 2, framed("b", "c"));
+        commit(buffer, 3, framed("d"));
+        List<TracePacket> rest = read(buffer, TRUSTED_IDENTITY, false);
+
+        assertEquals(List.of("a"), names(first));
+        assertEquals(List.of("b"), names(held), "the held chunk after the lost one");
+        assertTrue(held.get(0).getPreviousPacketDropped() != 0, "with the loss reported on it");
+        assertEquals(List.of("c", "d"), names(rest), "the rest of the chunk and the next one, before the end");
+        assertTrue(rest.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0), "the loss is reported once");
+    }
+
+    /** Before a sequence's first chunk has arrived, a later chunk's copy waits: the first may still come. */
+    @Test
+    void aHeldChunkIsNotReadBeforeTheSequencesFirstChunk() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        scrape(buffer, 1, framed("b"));
+        List<TracePacket> before = read(buffer, TRUSTED_IDENTITY, false);
+        commit(buffer, 0, framed("a"));
+        List<TracePacket> after = read(buffer, TRUSTED_IDENTITY, false);
+        commit(buffer, 1, framed("b", "c"));
+        List<TracePacket> rest = read(buffer, TRUSTED_IDENTITY, false);
+
+        assertEquals(List.of(), names(before));
+        assertEquals(List.of("a", "b"), names(after));
+        assertEquals(List.of("c"), names(rest));
+        List<TracePacket> all = new ArrayList<>(after);
+        all.addAll(rest);
         assertNothingLost(buffer, all);
     }
 
