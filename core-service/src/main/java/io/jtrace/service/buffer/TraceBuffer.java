@@ -249,7 +249,10 @@ public final class TraceBuffer {
         seq.chunks.add(record);
         byAge.addLast(record);
         used += length;
-        if (existing == null) {
+        if (existing == null && seq.partialOrdinal == ordinal) {
+            // A later copy of a chunk read while its writer held it (that copy has left the ring).
+            counters.chunksRewritten++;
+        } else if (existing == null) {
             counters.chunksWritten++;
         }
         counters.bytesWritten += length;
@@ -491,6 +494,7 @@ public final class TraceBuffer {
             seq.chunks.remove(chunk.ordinal);
             chunk.dead = true; // its ring space is reused when the write position comes around
             used -= chunk.size;
+            counters.bytesRead += chunk.size;
             if (partial) {
                 // This copy is done with: its ring space is free, and the sequence reads on from this
                 // chunk (a copy of an older one is refused as read already).
@@ -503,7 +507,6 @@ public final class TraceBuffer {
             seq.partialOrdinal = -1;
             seq.nextOrdinal = chunk.ordinal + 1;
             counters.chunksRead++;
-            counters.bytesRead += chunk.size;
         }
         return delivered;
     }

@@ -133,6 +133,10 @@ class HeldChunkReadOutTest {
         assertEquals(40, names(all).stream().filter(n -> n.startsWith("busy-")).count());
         assertEquals(0, stats(buffer).getChunksOverwritten(), "chunks overwritten");
         assertNothingLost(buffer, all);
+        assertEquals(41, stats(buffer).getChunksWritten(), "each chunk counted once: " + stats(buffer));
+        assertEquals(41, stats(buffer).getChunksRead(), "each chunk counted once: " + stats(buffer));
+        assertEquals(8, stats(buffer).getChunksRewritten(), "the quiet chunk's later copies: " + stats(buffer));
+        assertEquals(stats(buffer).getBytesWritten(), stats(buffer).getBytesRead(), "every copy written was read");
     }
 
     /** A chunk the buffer could not take is known lost: the held chunk after it is read, and the sequence goes on. */
