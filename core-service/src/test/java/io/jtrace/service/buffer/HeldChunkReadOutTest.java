@@ -64,15 +64,18 @@ class HeldChunkReadOutTest {
         return packets;
     }
 
-    private static void assertNothingLost(TraceBuffer buffer, List<TracePacket> all) {
+    /** No chunk discarded, and no packet of {@code reads} reports a loss. */
+    @SafeVarargs
+    private static void assertNothingLost(TraceBuffer buffer, List<TracePacket>... reads) {
         assertEquals(0, stats(buffer).getChunksDiscarded(), "chunks discarded");
-        assertTrue(all.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0), "a packet reported a loss");
+        for (List<TracePacket> read : reads) {
+            assertTrue(read.stream().noneMatch(p -> p.getPreviousPacketDropped() != 0), "a packet reported a loss");
+        }
     }
 
     @Test
     void aHeldChunkIsReadAsFarAsItGoesAndOnFromThereWhenReplaced() {
         TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
-        List<TracePacket> all = new ArrayList<>();
 
         scrape(buffer, 0, framed("a", "b"));
         List<TracePacket> first = read(buffer, TRUSTED_IDENTITY, false);
@@ -87,11 +90,7 @@ class HeldChunkReadOutTest {
         assertEquals(List.of("c"), names(second), "only what the next flush's copy added");
         assertEquals(List.of("d"), names(third), "only what the complete chunk added");
         assertEquals(List.of("e"), names(fourth), "the sequence goes on past the chunk");
-        all.addAll(first);
-        all.addAll(second);
-        all.addAll(third);
-        all.addAll(fourth);
-        assertNothingLost(buffer, all);
+        assertNothingLost(buffer, first, second, third, fourth);
         assertTrue(read(buffer, TRUSTED_IDENTITY, true).isEmpty(), "nothing is delivered twice at the end");
     }
 
@@ -105,9 +104,7 @@ class HeldChunkReadOutTest {
 
         assertEquals(List.of("a", "b"), names(running));
         assertEquals(List.of("c"), names(atEnd));
-        List<TracePacket> all = new ArrayList<>(running);
-        all.addAll(atEnd);
-        assertNothingLost(buffer, all);
+        assertNothingLost(buffer, running, atEnd);
     }
 
     /**
@@ -174,9 +171,7 @@ class HeldChunkReadOutTest {
         assertEquals(List.of(), names(before));
         assertEquals(List.of("a", "b"), names(after));
         assertEquals(List.of("c"), names(rest));
-        List<TracePacket> all = new ArrayList<>(after);
-        all.addAll(rest);
-        assertNothingLost(buffer, all);
+        assertNothingLost(buffer, after, rest);
     }
 
     @Test
