@@ -4,6 +4,7 @@ import io.jtrace.api.AgentBridge;
 import io.jtrace.api.AsyncTrack;
 import io.jtrace.producer.DataSourceContext;
 import io.jtrace.shm.writer.TraceWriter;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -28,6 +29,15 @@ final class ActiveSession {
     private final LongAdder droppedByClosedWriters = new LongAdder();
     /** Of all packets dropped, those that were not events (sequence headers, track descriptors). */
     private final LongAdder nonEventDrops = new LongAdder();
+    /**
+     * The highest live figure {@link #lostEventsSoFar} returned. Its parts are read one after another
+     * while threads write and close writers, and every interleaving of those reads can only miss drops,
+     * never count one twice: a closing writer leaves the open set before its count joins the closed sum,
+     * which is read first, and a dropped non-event joins {@link #nonEventDrops}, read last, only after its
+     * writer counted the drop. So a reading may fall short of the true count, which only grows, and the
+     * highest reading so far is never above it.
+     */
+    private final AtomicLong highestLiveFigure = new AtomicLong();
     /**
      * Bumped (by the producer thread) when the service asks to clear incremental state; every
      * application thread compares it with its own on its next event (a volatile read) and then starts
@@ -127,10 +137,12 @@ final class ActiveSession {
 
     /**
      * Any thread, while the session runs: {@link #lostEvents} with the pool's writers still open, for
-     * the control surfaces' live figure.
+     * the control surfaces' live figure. Never less than a figure returned before (a thread that ended
+     * between two of the reads would otherwise vanish from it for a moment; see {@link #highestLiveFigure}).
      */
     long lostEventsSoFar(long droppedByOpenOwnWriters) {
-        return Math.max(0, lostEvents(droppedByOpenOwnWriters + pool.droppedSoFar()));
+        long now = Math.max(0, lostEvents(droppedByOpenOwnWriters + pool.droppedSoFar()));
+        return highestLiveFigure.accumulateAndGet(now, Math::max);
     }
 
     long lostWithoutWriterCount() {
