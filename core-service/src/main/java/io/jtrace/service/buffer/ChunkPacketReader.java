@@ -128,7 +128,7 @@ final class ChunkPacketReader {
             boolean last = i == chunk.packetCount - 1;
             boolean continuesFromPrev = first && (chunk.flags & ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV) != 0;
             boolean continuesOnNext = last && (chunk.flags & ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT) != 0;
-            if (continuesOnNext && TraceBuffer.needsPatching(chunk)) {
+            if (continuesOnNext && SequenceReadOut.needsPatching(chunk)) {
                 // Its patches never came: the packet's size fields are wrong. Drop it, report the loss.
                 seq.pendingFragment = null;
                 seq.lossPending = true;

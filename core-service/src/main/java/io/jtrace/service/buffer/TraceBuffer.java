@@ -27,9 +27,10 @@ import java.util.Set;
  * <p>Positions are tracked on a virtual stream that only grows ({@code vstart}); a chunk at
  * {@code vstart} is overwritten once the write position passes {@code vstart + capacity}.
  *
- * <p>Reading is per sequence in chunk-id order (wrap-aware) and removes what it read; turning each
- * chunk back into packets (fragments glued, trusted fields appended) is {@link ChunkPacketReader}'s
- * job. Only the service thread touches a buffer.
+ * <p>Reading is per sequence in chunk-id order (wrap-aware) and removes what it read; where a
+ * sequence's read stops is {@link SequenceReadOut}'s decision, and turning each chunk back into packets
+ * (fragments glued, trusted fields appended) is {@link ChunkPacketReader}'s job. Only the service
+ * thread touches a buffer.
  */
 public final class TraceBuffer {
     public enum Policy { RING, DISCARD }
@@ -60,7 +61,7 @@ public final class TraceBuffer {
     /** Records of chunks that left the ring, for reuse (linked through {@code nextFree}). */
     private ChunkRecord freeRecords;
     private SequenceState lastSequence;
-    private final ChunkPacketReader packets = new ChunkPacketReader(counters);
+    private final SequenceReadOut readOut = new SequenceReadOut(counters);
 
     public TraceBuffer(long capacityBytes, Policy policy) {
         if (capacityBytes <= 0 || capacityBytes > MAX_CAPACITY) {
@@ -283,7 +284,7 @@ public final class TraceBuffer {
         return sequences.size() + retired.size();
     }
 
-    private static int sequenceIdOf(SequenceState seq, SequenceIdentity identity) {
+    static int sequenceIdOf(SequenceState seq, SequenceIdentity identity) {
         if (seq.sequenceId == 0) {
             seq.sequenceId = identity.sequenceId(seq.key.producerId(), seq.key.writerId());
         }
@@ -435,7 +436,8 @@ public final class TraceBuffer {
      * the chunks read. Returns the number of packets delivered.
      *
      * <p>While a session runs ({@code sessionEnded} false) a sequence stops, until a later read, at a
-     * chunk that still needs patching, at a chunk copied while still being written, and at a gap in
+     * chunk that still needs patching, at a chunk copied while its untrusted writer held it (a trusted
+     * writer's is read as far as it goes, and on from there later), and at a gap in
      * chunk ids that may yet be filled by an out-of-order commit (a gap known to be lost is skipped and
      * reported). Once the session has ended nothing more can arrive: everything is read, and what is
      * missing or unpatched is reported as lost.
@@ -446,78 +448,22 @@ public final class TraceBuffer {
         int retiredCount = retired.size();
         for (int i = 0; i < retiredCount; i++) {
             SequenceState seq = retired.pollFirst();
-            delivered += readSequence(seq, identity, sink, sessionEnded);
+            delivered += readOut.read(this, ring, seq, identity, sink, sessionEnded);
             if (!seq.chunks.isEmpty()) {
                 retired.addLast(seq);
             }
         }
         for (SequenceState seq : sequences.values()) {
-            delivered += readSequence(seq, identity, sink, sessionEnded);
+            delivered += readOut.read(this, ring, seq, identity, sink, sessionEnded);
         }
         usedAfterLastRead = used;
         return delivered;
     }
 
-    private long readSequence(SequenceState seq, SequenceIdentity identity, PacketSink sink, boolean sessionEnded) {
-        long delivered = 0;
-        SequenceKey key = seq.key;
-        int sequenceId = sequenceIdOf(seq, identity);
-        int pid = identity.pid(key.producerId());
-        int uid = identity.uid(key.producerId());
-        boolean trusted = identity.trusted(key.producerId());
-        while (!seq.chunks.isEmpty()) {
-            ChunkRecord chunk = seq.chunks.first();
-            boolean gap = seq.nextOrdinal >= 0 && chunk.ordinal != seq.nextOrdinal;
-            boolean inOrder = !gap || knownLost(seq, chunk);
-            // A chunk its trusted writer still holds (copied by a flush's scrape), next in its sequence, is
-            // read as far as it goes; the next copy of it holds the same bytes up to there and is read on
-            // from there. Not before the sequence's first chunk: an earlier one may still be on its way.
-            boolean next = seq.nextOrdinal >= 0 ? inOrder : chunk.chunkId == 0;
-            boolean partial = !sessionEnded && !chunk.complete && trusted && !needsPatching(chunk) && next;
-            if (!sessionEnded && !partial && (!chunk.complete || needsPatching(chunk) || !inOrder)) {
-                break;
-            }
-            if (seq.nextOrdinal < 0 && trusted && chunk.chunkId == 0) {
-                // A trusted writer (this process's) opens its sequence in its chunk 0, with a clear when it
-                // has incremental state: read from there, the sequence lacks nothing, and its packets keep
-                // the read-out's fast path. Any other sequence waits for a clear, as trace_processor does.
-                seq.awaitingIncrementalState = false;
-            }
-            if (seq.partialOrdinal == chunk.ordinal) {
-                chunk.readPos = seq.partialPos;
-                chunk.readPackets = seq.partialPackets;
-            } else if (seq.takeLossesBefore(chunk.ordinal) || gap) {
-                seq.lossPending = true;
-                seq.pendingFragment = null;
-            }
-            delivered += packets.read(ring, chunk, seq, sequenceId, pid, uid, trusted, sink);
-            seq.chunks.remove(chunk.ordinal);
-            chunk.dead = true; // its ring space is reused when the write position comes around
-            used -= chunk.size;
-            counters.bytesRead += chunk.size;
-            if (partial) {
-                // This copy is done with: its ring space is free, and the sequence reads on from this
-                // chunk (a copy of an older one is refused as read already).
-                seq.partialOrdinal = chunk.ordinal;
-                seq.partialPos = chunk.readPos;
-                seq.partialPackets = chunk.readPackets;
-                seq.nextOrdinal = chunk.ordinal;
-                break;
-            }
-            seq.partialOrdinal = -1;
-            seq.nextOrdinal = chunk.ordinal + 1;
-            counters.chunksRead++;
-        }
-        return delivered;
+    /** The read-out is done with {@code chunk}: its ring space is reused when the write position comes around. */
+    void released(ChunkRecord chunk) {
+        chunk.dead = true;
+        used -= chunk.size;
+        counters.bytesRead += chunk.size;
     }
-
-    static boolean needsPatching(ChunkRecord chunk) {
-        return (chunk.flags & ChunkHeader.FLAG_NEEDS_PATCHING) != 0;
-    }
-
-    /** Every chunk between the last one read and {@code chunk} is known to be lost. */
-    private static boolean knownLost(SequenceState seq, ChunkRecord chunk) {
-        return seq.lostBetween(seq.nextOrdinal, chunk.ordinal) == chunk.ordinal - seq.nextOrdinal;
-    }
-
 }
