@@ -217,8 +217,10 @@ final class ChunkMover {
                 // stays the producer's to hand over; that later commit finds it where it expects it.
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null) {
-                    makeRoom(producer, null, buffer, session, snapshot.length());
-                    if (heldOnly && buffer.wouldOverwriteUnread(snapshot.length())) {
+                    int stored = TraceBuffer.storedLength(snapshot.payload(), 0, snapshot.length(),
+                            snapshot.packetsWord(), snapshot.complete());
+                    makeRoom(producer, null, buffer, session, stored);
+                    if (heldOnly && buffer.wouldOverwriteUnread(stored)) {
                         // No room without losing data: the chunk's packets come with its commit instead.
                         continue;
                     }

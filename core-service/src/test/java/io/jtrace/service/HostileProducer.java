@@ -31,6 +31,14 @@ final class HostileProducer implements Producer {
         return producer;
     }
 
+    /** The same, connected as a producer of this JVM: trusted, its packets never validated. */
+    static HostileProducer connectInProcess(TracingService service, String name, String dataSource) {
+        HostileProducer producer = new HostileProducer();
+        producer.endpoint = service.connectInProcessProducer(producer, name);
+        producer.endpoint.registerDataSource(dataSource);
+        return producer;
+    }
+
     @Override
     public void onConnect() {}
 

@@ -198,8 +198,7 @@ public final class TraceBuffer {
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)}: the chunk's record, or null if refused. */
     private ChunkRecord store(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
                               int chunkLength, boolean complete) {
-        // A chunk copied while its writer held it keeps only what its counted packets fill.
-        int length = complete ? chunkLength : ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
+        int length = storedLength(src, offset, chunkLength, packetsWord, complete);
         if (writerId <= 0 || writerId > ChunkHeader.MAX_WRITER_ID) {
             counters.abiViolations++;
             return null;
@@ -258,6 +257,14 @@ public final class TraceBuffer {
         }
         counters.bytesWritten += length;
         return record;
+    }
+
+    /**
+     * The bytes a chunk takes in the ring: all {@code chunkLength} of a {@code complete} chunk, and only
+     * what its counted packets fill of one copied while its writer held it.
+     */
+    public static int storedLength(ByteBuffer src, int offset, int chunkLength, int packetsWord, boolean complete) {
+        return complete ? chunkLength : ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
     }
 
     /**
