@@ -6,6 +6,7 @@ import io.jtrace.producer.DataSourceContext;
 import io.jtrace.shm.writer.TraceWriter;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The track_event instance currently running: where writers come from, which categories are on, the
@@ -25,19 +26,15 @@ final class ActiveSession {
      * outside a packet): they leave no drop marker, so they are counted here. Rare, so a LongAdder.
      */
     private final LongAdder lostWithoutWriter = new LongAdder();
-    /** Packets dropped by this session's writers that were closed (their final count). */
+    /** Events dropped by this session's writers that were closed (their final count). */
     private final LongAdder droppedByClosedWriters = new LongAdder();
-    /** Of all packets dropped, those that were not events (sequence headers, track descriptors). */
-    private final LongAdder nonEventDrops = new LongAdder();
     /**
-     * The highest live figure {@link #lostEventsSoFar} returned. Its parts are read one after another
-     * while threads write and close writers, and every interleaving of those reads can only miss drops,
-     * never count one twice: a closing writer leaves the open set before its count joins the closed sum,
-     * which is read first, and a dropped non-event joins {@link #nonEventDrops}, read last, only after its
-     * writer counted the drop. So a reading may fall short of the true count, which only grows, and the
-     * highest reading so far is never above it.
+     * The highest figure {@link #lostEvents} returned. Its parts are read one after another while threads
+     * write and close writers, and each can only miss a drop, never count one twice or count a packet that
+     * was not an event (see {@link #lostEvents}). So a reading may fall short of the true count, which
+     * only grows, and the highest reading so far is never above it.
      */
-    private final AtomicLong highestLiveFigure = new AtomicLong();
+    private final AtomicLong highestFigure = new AtomicLong();
     /**
      * Bumped (by the producer thread) when the service asks to clear incremental state; every
      * application thread compares it with its own on its next event (a volatile read) and then starts
@@ -117,32 +114,30 @@ final class ActiveSession {
         lostWithoutWriter.increment();
     }
 
-    void writerClosed(long droppedPackets) {
-        droppedByClosedWriters.add(droppedPackets);
-    }
-
-    /** {@code packets} that were not events (headers, descriptors) were dropped by a writer. */
-    void nonEventsDropped(long packets) {
-        nonEventDrops.add(packets);
+    /** A writer of the session was closed, having dropped {@code droppedEvents} events (its final count). */
+    void writerClosed(long droppedEvents) {
+        droppedByClosedWriters.add(droppedEvents);
     }
 
     /**
-     * Events lost: dropped by writers (SMB full, failed packets), less the dropped packets that were not
-     * events, plus those lost before reaching a writer. {@code droppedByOpenWriters} are the drops of
-     * writers still open (owned by live threads).
+     * Any thread: events lost so far, dropped by writers (SMB full, failed packets) or lost before reaching
+     * one; {@code droppedByOpenOwnWriters} adds up what the own writers still open dropped. Never less than
+     * a figure returned before. While the session runs or stops, writers drop and close as this reads:
+     *
+     * <ul>
+     *   <li>The closed writers' sum is read first. A closing writer leaves the open set ({@code
+     *       SessionBinding.own} cleared, or the pool's volatile {@code closed} set) before its count joins
+     *       that sum, so a sum that holds it happens-after its leaving, and the scan that follows skips it:
+     *       a writer closing meanwhile is missed at worst, never counted twice.</li>
+     *   <li>An open writer's events are {@link TraceWriter#droppedRecords}: its drops of descriptive
+     *       packets (headers, descriptors) are left out by the writer itself, never subtracted after.</li>
+     * </ul>
      */
-    long lostEvents(long droppedByOpenWriters) {
-        return droppedByClosedWriters.sum() + droppedByOpenWriters - nonEventDrops.sum() + lostWithoutWriter.sum();
-    }
-
-    /**
-     * Any thread, while the session runs: {@link #lostEvents} with the pool's writers still open, for
-     * the control surfaces' live figure. Never less than a figure returned before (a thread that ended
-     * between two of the reads would otherwise vanish from it for a moment; see {@link #highestLiveFigure}).
-     */
-    long lostEventsSoFar(long droppedByOpenOwnWriters) {
-        long now = Math.max(0, lostEvents(droppedByOpenOwnWriters + pool.droppedSoFar()));
-        return highestLiveFigure.accumulateAndGet(now, Math::max);
+    long lostEvents(LongSupplier droppedByOpenOwnWriters) {
+        long closed = droppedByClosedWriters.sum();
+        long open = droppedByOpenOwnWriters.getAsLong() + pool.droppedSoFar();
+        long now = closed + open + lostWithoutWriter.sum();
+        return highestFigure.accumulateAndGet(now, Math::max);
     }
 
     long lostWithoutWriterCount() {

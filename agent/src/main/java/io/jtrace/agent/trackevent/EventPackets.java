@@ -108,26 +108,32 @@ final class EventPackets {
     private void describeAsyncTrack(Sequence s, ActiveSession session, AsyncTrack async) {
         int generation = s.generation;
         long dropsBefore = s.writer.droppedPackets();
-        process.writeNamedTrack(s.writer, async.uuid(), async.name(), false);
+        s.writer.describing(true);
+        try {
+            process.writeNamedTrack(s.writer, async.uuid(), async.name(), false);
+        } finally {
+            s.writer.describing(false);
+        }
         if (s.writer.droppedPackets() == dropsBefore) {
             session.asyncTrackDescribed(async, generation);
-        } else {
-            session.nonEventsDropped(1);
         }
     }
 
     /** A counter sample on the process-wide counter track {@code name}, described on first use in the sequence. */
-    void counter(Sequence s, ActiveSession session, String name, long timestamp, long longValue,
+    void counter(Sequence s, String name, long timestamp, long longValue,
                  double doubleValue, boolean isDouble) {
         Long track = s.counterTrack(name);
         if (track == null) {
             track = process.namedUuid("counter:" + name);
             long dropsBefore = s.writer.droppedPackets();
-            process.writeNamedTrack(s.writer, track, name, true);
+            s.writer.describing(true);
+            try {
+                process.writeNamedTrack(s.writer, track, name, true);
+            } finally {
+                s.writer.describing(false);
+            }
             if (s.writer.droppedPackets() == dropsBefore) {
                 s.counterTrackDescribed(name, track);
-            } else {
-                session.nonEventsDropped(1);
             }
         }
         long delta = s.advanceClock(timestamp);

@@ -78,7 +78,7 @@ final class OwnedSequences {
             b.own = null;
             open.decrementAndGet();
             own.writer.close();
-            b.session.writerClosed(own.writer.droppedPackets());
+            b.session.writerClosed(own.writer.droppedRecords());
         }
     }
 
@@ -121,9 +121,10 @@ final class OwnedSequences {
     }
 
     /**
-     * What the own writers of live threads dropped in {@code session}: those writers are still their
-     * threads', so their counts are read as they are now (plain fields, possibly a few events stale if
-     * such a thread is still writing).
+     * The events the own writers of live threads dropped in {@code session}: those writers are still their
+     * threads', so their counts are read as they are now ({@link TraceWriter#droppedRecords}, possibly a
+     * few events stale if such a thread is still writing). A writer whose {@code own} was cleared has
+     * been or is being closed: its count goes to the session's closed sum (see {@link ActiveSession#lostEvents}).
      */
     long droppedByOpenWriters(ActiveSession session) {
         long dropped = 0;
@@ -131,7 +132,7 @@ final class OwnedSequences {
             SessionBinding b = t.bindingIfAny(session.slot());
             Sequence own = b == null ? null : b.own;
             if (own != null && b.session == session) {
-                dropped += own.writer.droppedPackets();
+                dropped += own.writer.droppedRecords();
             }
         }
         return dropped;

@@ -100,9 +100,9 @@ final class SequencePool {
     }
 
     /**
-     * Any thread: packets the pool's writers dropped so far, read without synchronization from counters
-     * their holders write (a live figure that may trail them by a few packets); 0 once {@link #close}
-     * began, which hands each writer's final count to the session.
+     * Any thread: events the pool's writers dropped so far ({@link io.jtrace.shm.writer.TraceWriter#droppedRecords}, a live
+     * figure that may trail them by a few); 0 once {@link #close} began, which hands each writer's final
+     * count to the session.
      */
     long droppedSoFar() {
         if (closed) {
@@ -110,7 +110,7 @@ final class SequencePool {
         }
         long dropped = 0;
         for (Sequence s : slots) {
-            dropped += s.writer.droppedPackets();
+            dropped += s.writer.droppedRecords();
         }
         return dropped;
     }
@@ -134,7 +134,7 @@ final class SequencePool {
             }
             if (claimed) {
                 s.writer.close();
-                session.writerClosed(s.writer.droppedPackets());
+                session.writerClosed(s.writer.droppedRecords());
             } else {
                 stuck++;
             }

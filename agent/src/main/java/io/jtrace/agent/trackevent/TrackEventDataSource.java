@@ -14,6 +14,7 @@ import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -85,6 +86,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
             return size() > STOPPED_SESSIONS_KEPT;
         }
     };
+    /** Sessions uninstalled whose final loss is not recorded yet (guarded by {@link #stoppedLosses}). */
+    private final Map<Long, ActiveSession> stopping = new HashMap<>();
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
 
@@ -134,6 +137,9 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     /** Producer thread: takes {@code session} out of its slot and out of the categories' masks. */
     void uninstall(ActiveSession session) {
+        synchronized (stoppedLosses) {
+            stopping.put(session.tracingSessionId(), session);
+        }
         ActiveSession[] next = sessions.clone();
         next[session.slot()] = null;
         sessions = next;
@@ -148,6 +154,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     /** Producer thread, at {@code session}'s stop: its final loss, {@code lost} events, for {@link #lostEvents}. */
     void stopped(ActiveSession session, long lost) {
         synchronized (stoppedLosses) {
+            stopping.remove(session.tracingSessionId());
             stoppedLosses.put(session.tracingSessionId(), lost);
         }
     }
@@ -155,16 +162,21 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     /**
      * Any thread: events the track_event instance of tracing session {@code tracingSessionId} lost so
      * far (SMB full, no writer to be had), or -1 when this source serves no such session. While the
-     * session runs, a live figure read from its writers' counters without synchronization, which may
-     * trail them by a few events; once it stopped, the exact count its trace holds ({@link #LOST_EVENTS_TRACK}).
+     * session runs and stops, a live figure read from its writers' counters as they go, which may trail
+     * them by a few events and never goes down (see {@link ActiveSession#lostEvents}); once it stopped,
+     * the count its trace holds ({@link #LOST_EVENTS_TRACK}), at least every live figure shown before.
      */
     public long lostEvents(long tracingSessionId) {
         for (ActiveSession s : sessions) {
             if (s != null && s.tracingSessionId() == tracingSessionId) {
-                return s.lostEventsSoFar(owned.droppedByOpenWriters(s));
+                return s.lostEvents(() -> owned.droppedByOpenWriters(s));
             }
         }
         synchronized (stoppedLosses) {
+            ActiveSession s = stopping.get(tracingSessionId);
+            if (s != null) {
+                return s.lostEvents(() -> owned.droppedByOpenWriters(s));
+            }
             return stoppedLosses.getOrDefault(tracingSessionId, -1L);
         }
     }
@@ -306,44 +318,46 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      */
     private boolean restart(Sequence s, ThreadState t, ActiveSession session, int generation, long timestamp) {
         s.clearIncrementalState(generation, timestamp);
-        ProtoWriter p = s.writer.beginPacket();
-        SequenceHeader.writeIncremental(p, s.defaultTrack, timestamp);
-        s.writer.endPacket();
-        if (!s.pooled()) {
-            // Its own packet: track_descriptor and the header's clock_snapshot are members of one oneof.
-            p = s.writer.beginPacket();
-            process.writeThreadDescriptor(p, t.id, t.thread.getName());
+        s.writer.describing(true);
+        try {
+            ProtoWriter p = s.writer.beginPacket();
+            SequenceHeader.writeIncremental(p, s.defaultTrack, timestamp);
             s.writer.endPacket();
+            if (!s.pooled()) {
+                // Its own packet: track_descriptor and the header's clock_snapshot are members of one oneof.
+                p = s.writer.beginPacket();
+                process.writeThreadDescriptor(p, t.id, t.thread.getName());
+                s.writer.endPacket();
+            }
+            if (session.restartsEachChunk()) {
+                // A ring overwrites the session's first packets, the process's descriptor among them: as
+                // Perfetto's SDK does, every restart names the process (pid and name, a few dozen bytes).
+                process.writeProcessDescriptor(s.writer, false);
+            }
+        } finally {
+            s.writer.describing(false);
         }
-        if (session.restartsEachChunk()) {
-            // A ring overwrites the session's first packets, the process's descriptor among them: as
-            // Perfetto's SDK does, every restart names the process (pid and name, a few dozen bytes).
-            process.writeProcessDescriptor(s.writer, false);
-        }
-        long dropped = s.writer.droppedPackets() - s.drops;
-        if (dropped == 0) {
-            return true;
-        }
-        // Only on a loss: LongAdder.add does a CAS on a cell every thread shares even for 0.
-        session.nonEventsDropped(dropped);
-        return false;
+        return s.writer.droppedPackets() == s.drops;
     }
 
     /** A pooled sequence carries other threads' events too: describe this thread's track once per generation. */
     private void describeThreadOnPooled(Sequence s, ThreadState t, SessionBinding b, ActiveSession session, int generation) {
         long dropsBefore = s.writer.droppedPackets();
-        ProtoWriter p = s.writer.beginPacket();
-        if (t.virtual) {
-            process.writeNamedTrack(p, t.trackUuid,
-                    ProcessTrack.virtualThreadTrackName(t.thread.getName(), t.thread.getId()), false);
-        } else {
-            process.writeThreadDescriptor(p, t.id, t.thread.getName());
+        s.writer.describing(true);
+        try {
+            ProtoWriter p = s.writer.beginPacket();
+            if (t.virtual) {
+                process.writeNamedTrack(p, t.trackUuid,
+                        ProcessTrack.virtualThreadTrackName(t.thread.getName(), t.thread.getId()), false);
+            } else {
+                process.writeThreadDescriptor(p, t.id, t.thread.getName());
+            }
+            s.writer.endPacket();
+        } finally {
+            s.writer.describing(false);
         }
-        s.writer.endPacket();
         if (s.writer.droppedPackets() == dropsBefore) {
             b.describedGeneration = generation;
-        } else {
-            session.nonEventsDropped(1);
         }
     }
 
@@ -362,7 +376,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
                 return; // counted as lost by enter
             }
             if (type == TrackEvent.Type.TYPE_COUNTER_VALUE) {
-                packets.counter(s, session, name, timestamp, longValue, doubleValue, isDouble);
+                packets.counter(s, name, timestamp, longValue, doubleValue, isDouble);
             } else {
                 packets.event(s, s.pooled() ? t.trackUuid : 0, session, type, category, name, timestamp, data);
             }

@@ -93,7 +93,7 @@ final class TrackEventSession implements DataSourceInstance {
 
     /** The session's loss, as a counter in the trace (0 too: "nothing lost" is worth seeing) and in the log. */
     private void reportLoss() {
-        long lost = session.lostEvents(source.droppedByOpenWriters(session));
+        long lost = session.lostEvents(() -> source.droppedByOpenWriters(session));
         source.stopped(session, lost);
         ProcessTrack process = source.process();
         long track = process.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);

@@ -6,6 +6,8 @@ import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -87,7 +89,18 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** A nested message of the open packet outgrew what a size field holds (2^28 − 1): drop it at its end. */
     private boolean oversized;
     private ByteBuffer scratch;
+    /**
+     * Every packet dropped. Written by the owner thread only, with a release store (see
+     * {@link #recordDrop}); other threads read it with acquire ({@link #droppedRecords}).
+     */
     private long droppedPackets;
+    /**
+     * Of {@link #droppedPackets}, those begun while {@link #describing} was on. Owner thread writes,
+     * always before the release store of {@link #droppedPackets} that counts the same drop; opaque
+     * accesses, so a reader on another thread never sees half a long.
+     */
+    private long droppedDescriptive;
+    private boolean describing;
     private long packetsWritten;
     /**
      * Moves whenever a reader may lack what this writer wrote before: at every drop, and, for a writer
@@ -96,6 +109,19 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      */
     private long restartEpoch;
     private boolean restartEachChunk;
+
+    private static final VarHandle DROPPED;
+    private static final VarHandle DROPPED_DESCRIPTIVE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DROPPED = lookup.findVarHandle(TraceWriter.class, "droppedPackets", long.class);
+            DROPPED_DESCRIPTIVE = lookup.findVarHandle(TraceWriter.class, "droppedDescriptive", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     public TraceWriter(ChunkArbiter arbiter, int targetBuffer) {
         this(arbiter, targetBuffer, SmbFullPolicy.DROP);
@@ -137,9 +163,29 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         return proposedSequenceId;
     }
 
-    /** Packets this writer had to drop because the SMB was full. */
+    /** Owner thread: packets this writer had to drop because the SMB was full. */
     public long droppedPackets() {
         return droppedPackets;
+    }
+
+    /**
+     * Owner thread: the packets begun from now on describe (sequence headers, track descriptors) rather
+     * than record what the caller counts (its events), until called with false. Their drops are counted
+     * apart, so {@link #droppedRecords} leaves them out.
+     */
+    public void describing(boolean on) {
+        describing = on;
+    }
+
+    /**
+     * Any thread: packets dropped that were not begun while {@link #describing}, i.e. the caller's
+     * records. From another thread a figure that may trail the writer, and may for a moment miss a drop,
+     * but never counts a descriptive packet: the acquire load of the total sees every descriptive drop
+     * counted before it, and the descriptive count is read after it.
+     */
+    public long droppedRecords() {
+        long all = (long) DROPPED.getAcquire(this);
+        return Math.max(0, all - (long) DROPPED_DESCRIPTIVE.getOpaque(this));
     }
 
     /** See {@link #restartEpoch}: moves at every drop and, if {@link #restartEachChunk}, at every new chunk. */
@@ -470,7 +516,11 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     }
 
     private void recordDrop() {
-        droppedPackets++;
+        if (describing) {
+            DROPPED_DESCRIPTIVE.setOpaque(this, droppedDescriptive + 1);
+        }
+        // Release: publishes the descriptive count above to a reader that loads this with acquire.
+        DROPPED.setRelease(this, droppedPackets + 1);
         restartEpoch++;
         dropPending = true;
     }

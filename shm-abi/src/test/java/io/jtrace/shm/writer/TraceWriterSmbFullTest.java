@@ -74,6 +74,23 @@ class TraceWriterSmbFullTest extends SmbRigFixture {
     }
 
     @Test
+    void dropsOfPacketsWrittenWhileDescribingAreLeftOutOfTheDroppedRecords() throws IOException {
+        rig = new SmbRig(dir, 16 * 4096, 4096, true, 16, 3_600_000);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
+        List<Integer> stolen = rig.stealAllChunks();
+        write(w, small(1));
+        w.describing(true);
+        write(w, small(2));
+        assertTrue(w.dropIfSmbFull(), "a descriptor dropped unwritten");
+        w.describing(false);
+        write(w, small(3));
+        assertTrue(w.dropIfSmbFull());
+        assertEquals(5, w.droppedPackets(), "every drop");
+        assertEquals(3, w.droppedRecords(), "the drops of packets not written while describing");
+        rig.giveBack(stolen);
+    }
+
+    @Test
     void dropIfSmbFullDropsAPacketUnwrittenOnlyWhileTheSmbIsKnownFullAndMarksTheLoss() throws IOException {
         rig = new SmbRig(dir, 16 * 4096, 4096, true, 16, 3_600_000);
         TraceWriter w = new TraceWriter(rig.arbiter, 0, SmbFullPolicy.DROP);
