@@ -169,7 +169,8 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                     default:
                         throw new IllegalArgumentException("unknown jtrace option '" + key
                                 + "' (known: start, name, ring, config, duration, file, buffer, sources, categories, log,"
-                                + " threads_period, memory_period, jmx, jmx_period, jfr, socket)");
+                                + " threads_period, memory_period, jmx, jmx_period, jfr, socket; and, for an agent"
+                                + " already running, the commands stop, flush, status and dump)");
                 }
             }
         }
@@ -215,7 +216,9 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
 
     private static String require(String key, String value) {
         if (value == null || value.isEmpty()) {
-            throw new IllegalArgumentException("jtrace option '" + key + "' needs a value, as in " + key + "=...");
+            throw new IllegalArgumentException("jtrace option '" + key + "' needs a value, as in " + key + "=... "
+                    + "(jcmd splits its arguments at '=': quote the options, as in jcmd PID JVMTI.agent_load jtrace.jar "
+                    + "\"start," + key + "=...\")");
         }
         return value;
     }
@@ -260,6 +263,10 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         } else if (v.endsWith("g")) {
             unit = 1024L * 1024 * 1024;
             number = v.substring(0, v.length() - 1);
+        }
+        if (!number.trim().matches("[0-9]+")) {
+            throw new IllegalArgumentException("jtrace option 'buffer' is not a size: '" + value
+                    + "' (bytes, or a number with k, m or g, as in 64m)");
         }
         long bytes = Math.multiplyExact(parsePositive("buffer", value, number), unit);
         if (bytes < 64 * 1024) {

@@ -4,9 +4,6 @@ import io.jtrace.agent.config.TextTraceConfig;
 import io.jtrace.agent.control.SessionRegistry;
 import io.jtrace.agent.control.SessionRequest;
 import io.jtrace.protos.TraceConfig;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.slf4j.LoggerFactory;
@@ -54,9 +51,9 @@ final class AgentRequests implements SessionRegistry.RequestParser {
         if (options.config() != null) {
             String text;
             try {
-                text = Files.readString(options.config(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("jtrace option 'config': cannot read '" + options.config() + "': " + e);
+                text = TextTraceConfig.readText(options.config());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("jtrace option 'config': " + e.getMessage());
             }
             return fromConfig(TextTraceConfig.parse(text), options.name(), options.file());
         }

@@ -68,6 +68,10 @@ class AgentOptionsTest {
         assertMessageNames("duration", "start,duration=abc");
         assertMessageNames("buffer", "start,buffer=1k");
         assertMessageNames("buffer", "start,buffer=lots");
+        assertEquals("jtrace option 'buffer' is not a size: '1t' (bytes, or a number with k, m or g, as in 64m)",
+                assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("start,buffer=1t")).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("start,ring,name"))
+                .getMessage().contains("quote the options"), "a value jcmd split off is explained");
         assertMessageNames("sources", "start,sources=track_event+nope");
         assertMessageNames("log", "start,log=loud");
         assertMessageNames("file", "start,file=");

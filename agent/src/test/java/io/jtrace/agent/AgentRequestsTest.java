@@ -62,5 +62,10 @@ class AgentRequestsTest {
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> requests.fromOptions("config=" + dir.resolve("missing.pbtxt"))).getMessage()
                 .contains("cannot read"));
+        Path binary = dir.resolve("bin.pbtxt");
+        Files.write(binary, new byte[] {0x0a, (byte) 0xff, (byte) 0xfe, 0x10});
+        assertEquals("jtrace option 'config': '" + binary + "' is not UTF-8 text (a trace config in protobuf text "
+                + "format is expected)", assertThrows(IllegalArgumentException.class,
+                () -> requests.fromOptions("config=" + binary)).getMessage());
     }
 }

@@ -4,6 +4,11 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.TextFormat;
 import io.jtrace.protos.TraceConfig;
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +41,44 @@ public final class TextTraceConfig {
             "incremental_state_config", "incremental_state_config.clear_period_ms",
             "builtin_data_sources", "builtin_data_sources.snapshot_interval_ms");
 
+    /** How protobuf's parser opens its message for unknown fields, followed by one "line:column:\tfield" line each. */
+    private static final String UNKNOWN_FIELDS = "Input contains unknown fields and/or extensions:";
+
     private TextTraceConfig() {}
+
+    /** Protobuf's multi-line message for unknown fields, as one line naming each field and where it is. */
+    private static String unknownFields(String message) {
+        List<String> fields = new ArrayList<>();
+        for (String line : message.substring(UNKNOWN_FIELDS.length()).trim().split("\n")) {
+            String[] parts = line.trim().split("\t", 2);
+            String where = parts[0].replaceAll(":$", "");
+            String name = parts.length > 1 ? messageAndField(parts[1]) : line.trim();
+            String[] lineColumn = where.split(":");
+            fields.add("'" + name + "'" + (lineColumn.length == 2
+                    ? " (line " + lineColumn[0] + ", column " + lineColumn[1] + ")" : ""));
+        }
+        return "trace config has " + (fields.size() == 1 ? "an unknown field: " : "unknown fields: ")
+                + String.join(", ", fields);
+    }
+
+    /** "perfetto.protos.DataSourceConfig.ftrace_config" as "DataSourceConfig.ftrace_config". */
+    private static String messageAndField(String fullName) {
+        int field = fullName.lastIndexOf('.');
+        int message = field > 0 ? fullName.lastIndexOf('.', field - 1) : -1;
+        return fullName.substring(message + 1);
+    }
+
+    /** The text of the config file {@code file}; throws {@link IllegalArgumentException} saying why it cannot be had. */
+    public static String readText(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("'" + file + "' is not UTF-8 text (a trace config in protobuf text "
+                    + "format is expected)");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read '" + file + "': " + e);
+        }
+    }
 
     /** Parses {@code text}; throws {@link IllegalArgumentException} naming the line and column or the field. */
     public static TraceConfig parse(String text) {
@@ -50,6 +92,9 @@ public final class TextTraceConfig {
             String prefix = e.getLine() + ":" + e.getColumn() + ": ";
             if (message.startsWith(prefix)) {
                 message = message.substring(prefix.length());
+            }
+            if (message.startsWith(UNKNOWN_FIELDS)) {
+                throw new IllegalArgumentException(unknownFields(message));
             }
             throw new IllegalArgumentException("trace config line " + e.getLine() + ", column " + e.getColumn() + ": "
                     + message);

@@ -50,7 +50,8 @@ public record AgentCommand(Verb verb, String text, String name, String file, Str
             String value = eq < 0 ? "" : item.substring(eq + 1).trim();
             if (value.isEmpty()) {
                 throw new IllegalArgumentException("jtrace " + first + ": option '" + key + "' needs a value, as in "
-                        + key + "=...");
+                        + key + "=... (jcmd splits its arguments at '=': quote them, as in \"" + first + "," + key
+                        + "=...\")");
             }
             switch (key) {
                 case "name" -> {

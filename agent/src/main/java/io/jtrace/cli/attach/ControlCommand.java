@@ -2,13 +2,11 @@ package io.jtrace.cli.attach;
 
 import static io.jtrace.cli.attach.CommandLineValues.value;
 
+import io.jtrace.agent.config.TextTraceConfig;
 import io.jtrace.agent.control.SessionInfos;
 import io.jtrace.jmx.SessionInfo;
 import io.jtrace.jmx.TracingMXBean;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,9 +106,9 @@ public final class ControlCommand {
             }
             if (config != null) {
                 try {
-                    configText = Files.readString(config, StandardCharsets.UTF_8);
-                } catch (IOException e) {
-                    throw new IllegalArgumentException("cannot read --config " + config + ": " + e);
+                    configText = TextTraceConfig.readText(config);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--config: " + e.getMessage());
                 }
             }
         }

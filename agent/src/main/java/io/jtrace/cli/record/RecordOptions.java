@@ -7,9 +7,6 @@ import io.jtrace.agent.OptionsTraceConfig;
 import io.jtrace.agent.config.TextTraceConfig;
 import io.jtrace.cli.attach.CommandLineValues;
 import io.jtrace.protos.TraceConfig;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,9 +113,9 @@ public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket,
     private static TraceConfig readConfig(Path file) {
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read --config " + file + ": " + e);
+            text = TextTraceConfig.readText(file);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--config: " + e.getMessage());
         }
         try {
             return TextTraceConfig.parse(text);

@@ -62,8 +62,11 @@ class TextTraceConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
                 "buffers { size_kb: 64 }\ndata_sources {\n  config {\n    name: \"linux.ftrace\"\n    ftrace_config { }\n"
                         + "  }\n}\n"));
-        assertEquals("trace config line 5, column 5: Input contains unknown fields and/or extensions:\n"
-                + "5:5:\tperfetto.protos.DataSourceConfig.ftrace_config", e.getMessage());
+        assertEquals("trace config has an unknown field: 'DataSourceConfig.ftrace_config' (line 5, column 5)",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse("foo: 1\nbar: 2\n"));
+        assertEquals("trace config has unknown fields: 'TraceConfig.foo' (line 1, column 1), 'TraceConfig.bar' "
+                + "(line 2, column 1)", e.getMessage());
     }
 
     @Test

@@ -39,6 +39,6 @@ class ControlCommandTest {
     void aConfigFileThatCannotBeReadFailsBeforeAnyJvmIsTouched() {
         // Pid 1 is never a JVM of ours: had the command attached first, it would have failed with 3.
         String message = refused("start", "--pid", "1", "--config", "/no/such/config.pbtxt");
-        assertTrue(message.startsWith("jtrace start: cannot read --config /no/such/config.pbtxt: "), message);
+        assertTrue(message.startsWith("jtrace start: --config: cannot read '/no/such/config.pbtxt': "), message);
     }
 }
