@@ -35,7 +35,7 @@ import java.util.Set;
  *       {@code object-name/attribute[/key]}; a ',' inside an object name is written ';' here (the option
  *       string is comma-separated)</li>
  *   <li>{@code jmx_period=1s}: jvm.jmx's poll period (at least 10ms)</li>
- *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug); default warn</li>
+ *   <li>{@code log=warn}: agent log level (off, error, warn, info, debug, trace); default warn</li>
  *   <li>{@code name=x}: the session's name (what stop, flush and dump take); default {@code session-<n>}</li>
  *   <li>{@code ring}: keep the trace in memory (the last {@code buffer} bytes) and write the file at the
  *       end and on each dump, instead of streaming it into the file</li>
