@@ -101,7 +101,9 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                 int eq = trimmed.indexOf('=');
                 String key = eq < 0 ? trimmed : trimmed.substring(0, eq).trim();
                 String value = eq < 0 ? null : trimmed.substring(eq + 1).trim();
-                given.add(key);
+                if (!given.add(key)) {
+                    throw new IllegalArgumentException("jtrace option '" + key + "' is given twice");
+                }
                 switch (key) {
                     case "start":
                         if (value != null) {

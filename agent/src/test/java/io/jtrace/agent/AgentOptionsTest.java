@@ -68,6 +68,9 @@ class AgentOptionsTest {
         assertMessageNames("duration", "start,duration=abc");
         assertMessageNames("buffer", "start,buffer=1k");
         assertMessageNames("buffer", "start,buffer=lots");
+        assertEquals("jtrace option 'name' is given twice",
+                assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("start,name=x,name=y")).getMessage());
+        assertMessageNames("ring", "start,ring,ring");
         assertEquals("jtrace option 'buffer' is not a size: '1t' (bytes, or a number with k, m or g, as in 64m)",
                 assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("start,buffer=1t")).getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("start,ring,name"))

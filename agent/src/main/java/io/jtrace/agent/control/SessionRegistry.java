@@ -337,6 +337,12 @@ public final class SessionRegistry implements TracingControl {
         }
         AgentSession session = running.get(name.trim());
         if (session == null) {
+            for (SessionInfo info : ended) {
+                if (info.name().equals(name.trim())) {
+                    throw new IllegalArgumentException("session '" + info.name() + "' has already ended"
+                            + (info.file() == null || info.file().isEmpty() ? "" : "; its trace is " + info.file()));
+                }
+            }
             throw new IllegalArgumentException("no running session named '" + name.trim() + "'"
                     + (running.isEmpty() ? "" : " (running: " + String.join(", ", running.keySet()) + ")"));
         }

@@ -166,6 +166,9 @@ class SessionRegistryTest {
                 assertThrows(IllegalArgumentException.class,
                         () -> start("a", SessionRequest.Mode.FILE, "a2.pftrace")).getMessage());
         assertEquals("a", registry.flush("a").name());
+        registry.stop("a");
+        String ended = assertThrows(IllegalArgumentException.class, () -> registry.stop("a")).getMessage();
+        assertTrue(ended.startsWith("session 'a' has already ended; its trace is "), ended);
     }
 
     @Test
