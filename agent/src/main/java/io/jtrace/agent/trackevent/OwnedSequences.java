@@ -55,7 +55,7 @@ final class OwnedSequences {
             t.reapable = true;
             holders.add(t);
         }
-        return new Sequence(writer, t.trackUuid);
+        return new Sequence(writer, t.trackUuid, session);
     }
 
     private boolean reserve() {
@@ -77,8 +77,10 @@ final class OwnedSequences {
         if (own != null) {
             b.own = null;
             open.decrementAndGet();
+            // Counted before the close, which may wait up to its stall limit for a chunk (it drops
+            // nothing more): a loss count read meanwhile finds the drops in the closed sum, not nowhere.
+            own.session.writerClosed(own.writer.droppedRecords());
             own.writer.close();
-            b.session.writerClosed(own.writer.droppedRecords());
         }
     }
 
@@ -131,7 +133,9 @@ final class OwnedSequences {
         for (ThreadState t : holders) {
             SessionBinding b = t.bindingIfAny(session.slot());
             Sequence own = b == null ? null : b.own;
-            if (own != null && b.session == session) {
+            // The sequence's own (final) session, not the binding's, which a new session in the same slot
+            // may have taken over between the two reads.
+            if (own != null && own.session == session) {
                 dropped += own.writer.droppedRecords();
             }
         }

@@ -68,9 +68,20 @@ final class Sequence {
     /** Slots of {@link #recentNames}: a power of two. */
     static final int NAME_SLOTS = 8;
 
+    /**
+     * The session an own sequence was opened in; null for a pooled one. Final, so another thread that
+     * reads the sequence from a racy field (the live loss count's scan) sees the right one with it.
+     */
+    final ActiveSession session;
+
     Sequence(TraceWriter writer, long defaultTrack) {
+        this(writer, defaultTrack, null);
+    }
+
+    Sequence(TraceWriter writer, long defaultTrack, ActiveSession session) {
         this.writer = writer;
         this.defaultTrack = defaultTrack;
+        this.session = session;
     }
 
     boolean pooled() {

@@ -136,6 +136,9 @@ final class SequencePool {
                 s.writer.close();
                 session.writerClosed(s.writer.droppedRecords());
             } else {
+                // Its holder is still mid-event: its drops so far are counted now (after `closed`, so
+                // droppedSoFar no longer counts them), the few it may add later are not.
+                session.writerClosed(s.writer.droppedRecords());
                 stuck++;
             }
         }

@@ -146,16 +146,17 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
         updateCategories();
     }
 
-    /** What the own writers of live threads dropped in {@code session} (see {@link OwnedSequences}). */
-    long droppedByOpenWriters(ActiveSession session) {
-        return owned.droppedByOpenWriters(session);
-    }
-
-    /** Producer thread, at {@code session}'s stop: its final loss, {@code lost} events, for {@link #lostEvents}. */
-    void stopped(ActiveSession session, long lost) {
+    /**
+     * Producer thread, at {@code session}'s stop, once its writers are closed: its final loss, kept for
+     * {@link #lostEvents} and returned for the trace. Taken under the lock a live reading checks before it
+     * answers, so no figure shown before or after is above it.
+     */
+    long stopped(ActiveSession session) {
         synchronized (stoppedLosses) {
+            long lost = session.lostEvents(() -> owned.droppedByOpenWriters(session));
             stopping.remove(session.tracingSessionId());
             stoppedLosses.put(session.tracingSessionId(), lost);
+            return lost;
         }
     }
 
@@ -169,7 +170,11 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     public long lostEvents(long tracingSessionId) {
         for (ActiveSession s : sessions) {
             if (s != null && s.tracingSessionId() == tracingSessionId) {
-                return s.lostEvents(() -> owned.droppedByOpenWriters(s));
+                long live = s.lostEvents(() -> owned.droppedByOpenWriters(s));
+                synchronized (stoppedLosses) {
+                    // Stopped meanwhile: the final figure, which took this reading into account.
+                    return stoppedLosses.getOrDefault(tracingSessionId, live);
+                }
             }
         }
         synchronized (stoppedLosses) {

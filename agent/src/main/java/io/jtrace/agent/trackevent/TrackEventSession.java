@@ -82,19 +82,22 @@ final class TrackEventSession implements DataSourceInstance {
         }
         reaper.cancel();
         source.uninstall(session);
-        int stuck = session.pool().close(POOL_CLOSE_TIMEOUT_NANOS, session);
-        if (stuck > 0) {
-            LOG.warn("jtrace track_event: {} shared writer(s) still busy at stop; the service scrapes them", stuck);
+        long lost;
+        try {
+            int stuck = session.pool().close(POOL_CLOSE_TIMEOUT_NANOS, session);
+            if (stuck > 0) {
+                LOG.warn("jtrace track_event: {} shared writer(s) still busy at stop; the service scrapes them", stuck);
+            }
+            source.reapEndedThreads();
+        } finally {
+            lost = source.stopped(session);
         }
-        source.reapEndedThreads();
-        reportLoss();
+        reportLoss(lost);
         descriptorWriter.close();
     }
 
     /** The session's loss, as a counter in the trace (0 too: "nothing lost" is worth seeing) and in the log. */
-    private void reportLoss() {
-        long lost = session.lostEvents(() -> source.droppedByOpenWriters(session));
-        source.stopped(session, lost);
+    private void reportLoss(long lost) {
         ProcessTrack process = source.process();
         long track = process.namedUuid("counter:" + TrackEventDataSource.LOST_EVENTS_TRACK);
         // The SMB may be full right now: retry while the service frees chunks, for up to 1 s.

@@ -2,12 +2,25 @@ package io.jtrace.agent.trackevent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.writer.ChunkArbiter;
+import io.jtrace.shm.writer.ChunkCommitter;
+import io.jtrace.shm.writer.CommitRequest;
+import io.jtrace.shm.writer.CommitSink;
+import io.jtrace.shm.writer.SmbFullPolicy;
+import io.jtrace.shm.writer.TraceWriter;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The count of lost events that JMX, jcmd and the CLI show while a session runs and that its trace ends with. */
 class LiveLostEventCountTest {
-    private static ActiveSession session() {
-        return new ActiveSession(0, 1, false, null, null, new SequencePool(new Sequence[0], 0), null);
+    @TempDir
+    Path dir;
+
+    private static ActiveSession session(Sequence... pooled) {
+        return new ActiveSession(0, 1, false, null, null, new SequencePool(pooled, 0), null);
     }
 
     @Test
@@ -34,5 +47,46 @@ class LiveLostEventCountTest {
         assertEquals(150, session.lostEvents(() -> 0), "a later loss shows");
         session.lostWithoutWriter();
         assertEquals(151, session.lostEvents(() -> 0), "and an event lost before reaching a writer");
+    }
+
+    /**
+     * A shared writer whose holder is still mid-event when the session stops is left open for the service
+     * to scrape; the events it dropped before still count, and its dropped descriptors do not.
+     */
+    @Test
+    void aSharedWriterStillHeldAtStopKeepsTheEventsItDroppedInTheCount() throws Exception {
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, 4096, 4096);
+        SharedMemoryAbi abi = new SharedMemoryAbi(smb);
+        try (ChunkCommitter committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
+            @Override
+            public void commit(CommitRequest request) {
+                request.release();
+            }
+
+            @Override
+            public void flushComplete(long requestId) {}
+        }, 1, "idle-commit")) {
+            ChunkArbiter arbiter = new ChunkArbiter(abi, committer);
+            while (arbiter.acquireChunk(1) >= 0) {
+                Thread.onSpinWait(); // another writer's chunks fill the SMB
+            }
+            TraceWriter writer = new TraceWriter(arbiter, 1, SmbFullPolicy.DROP);
+            Sequence shared = new Sequence(writer, 0);
+            ActiveSession session = session(shared);
+            for (int i = 0; i < 3; i++) {
+                writer.beginPacket().varint(8, i);
+                writer.endPacket();
+            }
+            writer.describing(true);
+            writer.beginPacket().varint(8, 9);
+            writer.endPacket();
+            writer.describing(false);
+            shared.tryClaim(); // its holder, mid-event, never comes back
+
+            assertEquals(1, session.pool().close(1_000_000, session), "left to the service");
+            assertEquals(3, session.lostEvents(() -> 0));
+        } finally {
+            smb.unlink();
+        }
     }
 }

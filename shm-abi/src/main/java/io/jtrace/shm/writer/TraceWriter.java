@@ -95,7 +95,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      */
     private long droppedPackets;
     /**
-     * Of {@link #droppedPackets}, those begun while {@link #describing} was on. Owner thread writes,
+     * Of {@link #droppedPackets}, those dropped while {@link #describing} was on. Owner thread writes,
      * always before the release store of {@link #droppedPackets} that counts the same drop; opaque
      * accesses, so a reader on another thread never sees half a long.
      */
@@ -178,7 +178,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     }
 
     /**
-     * Any thread: packets dropped that were not begun while {@link #describing}, i.e. the caller's
+     * Any thread: packets dropped while not {@link #describing}, i.e. the caller's
      * records. From another thread a figure that may trail the writer, and may for a moment miss a drop,
      * but never counts a descriptive packet: the acquire load of the total sees every descriptive drop
      * counted before it, and the descriptive count is read after it.
