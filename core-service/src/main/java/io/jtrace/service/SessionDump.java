@@ -11,10 +11,12 @@ import io.jtrace.service.output.WholeTraceFile;
 import io.jtrace.service.status.DumpResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
@@ -105,7 +107,7 @@ final class SessionDump {
                 whole.commit();
                 return new DumpResult(sessionId, file, out.bytes(), out.packets());
             } catch (IOException | UncheckedIOException e) {
-                throw new InvalidConfigException("cannot write the dump to '" + file + "': " + e.getMessage());
+                throw new InvalidConfigException("cannot write the dump to '" + file + "': " + reason(e));
             }
         }
     }
@@ -137,5 +139,21 @@ final class SessionDump {
         public boolean trusted(int producerId) {
             return producers.get(producerId)[2] != 0;
         }
+    }
+
+    /**
+     * Why a write failed, in words: a file-system exception's message is often just the path (a missing
+     * or unmakeable directory gives "/proc/nope"), so its reason, or else its kind ("file already
+     * exists", "no such file"), is put before the path.
+     */
+    static String reason(Exception e) {
+        Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+        if (cause instanceof FileSystemException f) {
+            String why = f.getReason() != null ? f.getReason()
+                    : f.getClass().getSimpleName().replaceAll("Exception$", "").replaceAll("([a-z])([A-Z])", "$1 $2")
+                            .toLowerCase(Locale.ROOT);
+            return why + ": " + f.getFile();
+        }
+        return String.valueOf(cause.getMessage());
     }
 }

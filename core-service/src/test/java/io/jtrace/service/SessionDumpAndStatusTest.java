@@ -93,6 +93,18 @@ class SessionDumpAndStatusTest {
     }
 
     @Test
+    void aDumpIntoADirectoryThatCannotBeMadeSaysWhy() throws Exception {
+        connectProducer();
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        long id = await(consumer.enableTracing(ServiceTesting.config(256, "src")));
+        Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
+        Path under = file.resolve("dump.pftrace");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(service.dump(id, under)));
+        assertEquals("cannot write the dump to '" + under + "': file already exists: " + file,
+                e.getCause().getMessage());
+    }
+
+    @Test
     void anUnknownSessionIsNamedInTheError() {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> await(service.dump(42, dir.resolve("dump.pftrace"))));
