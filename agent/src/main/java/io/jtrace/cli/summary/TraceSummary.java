@@ -27,6 +27,9 @@ final class TraceSummary {
     }
 
     /** One data source's share: sequences and packets. */
+    /** Where {@link #sources} counts the sequences of sources that had nothing to record. */
+    static final String HEADERS_ONLY = "headers only";
+
     static final class SourceShare {
         int sequences;
         long packets;
@@ -35,6 +38,12 @@ final class TraceSummary {
     private static final class SequenceInfo {
         String source;
         long packets;
+        /**
+         * Whether it holds nothing but what every jtrace sequence opens with (a header setting its defaults,
+         * the process's descriptor): a source that was started and had nothing to record (jvm.gc with no
+         * collection), which no mark tells apart.
+         */
+        boolean headersOnly = true;
         /**
          * Whether trace_processor would decode its packets that need incremental state: not before the
          * sequence's first INCREMENTAL_STATE_CLEARED, nor after a previous_packet_dropped until the next.
@@ -66,6 +75,9 @@ final class TraceSummary {
         int sequenceId = p.getTrustedPacketSequenceId();
         SequenceInfo seq = sequences.computeIfAbsent(sequenceId, k -> new SequenceInfo());
         seq.packets++;
+        if (seq.headersOnly && !isHeader(p)) {
+            seq.headersOnly = false;
+        }
         if (seq.source == null) {
             String source = SourceOfSequence.of(p);
             if (source != null) {
@@ -167,11 +179,24 @@ final class TraceSummary {
         return !lostTrackEvents.isEmpty();
     }
 
-    /** Each source's sequences and packets, by name (sequences nothing identified under "unknown"). */
+    /** A sequence's header (defaults and flags, no data) or the bare descriptor of a process. */
+    private static boolean isHeader(TracePacket p) {
+        if (p.getDataCase() == TracePacket.DataCase.DATA_NOT_SET) {
+            return true;
+        }
+        TrackDescriptor d = p.hasTrackDescriptor() ? p.getTrackDescriptor() : null;
+        return d != null && d.hasProcess() && !d.hasThread() && !d.hasCounter() && !d.hasParentUuid();
+    }
+
+    /**
+     * Each source's sequences and packets, by name: sequences nothing identified under "headers only" when
+     * they hold nothing else (a source with nothing to record), else under "unknown".
+     */
     Map<String, SourceShare> sources() {
         Map<String, SourceShare> shares = new TreeMap<>();
         for (SequenceInfo s : sequences.values()) {
-            SourceShare share = shares.computeIfAbsent(s.source == null ? "unknown" : s.source, k -> new SourceShare());
+            String name = s.source != null ? s.source : s.headersOnly ? HEADERS_ONLY : "unknown";
+            SourceShare share = shares.computeIfAbsent(name, k -> new SourceShare());
             share.sequences++;
             share.packets += s.packets;
         }

@@ -127,6 +127,24 @@ class SummaryCommandTest {
         return file;
     }
 
+    /** jvm.gc with no collection writes its sequence's header and the process: that is no unknown source. */
+    @Test
+    void aSequenceOfNothingButItsHeaderAndTheProcessIsCountedAsHeadersOnly() throws IOException {
+        TrackDescriptor process = TrackDescriptor.newBuilder().setUuid(1)
+                .setProcess(ProcessDescriptor.newBuilder().setPid(42)).build();
+        Path file = write(dir.resolve("quiet.pftrace"), List.of(
+                on(1).setTraceConfig(TraceConfig.newBuilder().addDataSources(source("jvm.gc"))).build(),
+                on(2).setSequenceFlags(1).setTracePacketDefaults(TracePacketDefaults.newBuilder().setTimestampClockId(3))
+                        .build(),
+                on(2).setTrackDescriptor(process).build(),
+                on(3).setTrackDescriptor(process).build(),
+                on(3).setTimestamp(5).setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_INSTANT)
+                        .setName("whose")).build()));
+        assertEquals(0, run(file.toString()), err());
+        assertTrue(out().contains("data sources: headers only (1 sequence, 2 packets), service (1 sequence, 1 packets), "
+                + "unknown (1 sequence, 2 packets)"), out());
+    }
+
     @Test
     void countsEverythingATraceHolds() throws IOException {
         Path file = write(dir.resolve("known.pftrace"), knownTrace());
