@@ -219,8 +219,8 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
     private static String require(String key, String value) {
         if (value == null || value.isEmpty()) {
             throw new IllegalArgumentException("jtrace option '" + key + "' needs a value, as in " + key + "=... "
-                    + "(jcmd splits its arguments at '=': quote the options, as in jcmd PID JVMTI.agent_load jtrace.jar "
-                    + "\"start," + key + "=...\")");
+                    + "(from jcmd, which splits its arguments at '=', quote the options: jcmd PID JVMTI.agent_load "
+                    + "jtrace.jar \"start," + key + "=...\")");
         }
         return value;
     }

@@ -62,6 +62,10 @@ class AgentRequestsTest {
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> requests.fromOptions("config=" + dir.resolve("missing.pbtxt"))).getMessage()
                 .contains("cannot read"));
+        Path withMark = dir.resolve("bom.pbtxt");
+        Files.writeString(withMark, "\uFEFFbuffers { size_kb: 512 }\n");
+        assertEquals(512, requests.fromOptions("config=" + withMark).config().getBuffers(0).getSizeKb(),
+                "a UTF-8 byte order mark is no part of the config");
         Path binary = dir.resolve("bin.pbtxt");
         Files.write(binary, new byte[] {0x0a, (byte) 0xff, (byte) 0xfe, 0x10});
         assertEquals("jtrace option 'config': '" + binary + "' is not UTF-8 text (a trace config in protobuf text "

@@ -71,7 +71,9 @@ public final class TextTraceConfig {
     /** The text of the config file {@code file}; throws {@link IllegalArgumentException} saying why it cannot be had. */
     public static String readText(Path file) {
         try {
-            return Files.readString(file, StandardCharsets.UTF_8);
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            // A byte order mark, as some editors save UTF-8, is no part of the config.
+            return text.startsWith("\uFEFF") ? text.substring(1) : text;
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("'" + file + "' is not UTF-8 text (a trace config in protobuf text "
                     + "format is expected)");

@@ -3,6 +3,7 @@ package io.jtrace.agent.control;
 import io.jtrace.jmx.SessionInfo;
 import io.jtrace.jmx.TracingMXBean;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -40,6 +41,7 @@ public record AgentCommand(Verb verb, String text, String name, String file, Str
         String name = null;
         String file = null;
         String log = null;
+        Set<String> given = new HashSet<>();
         for (int i = 1; i < items.length; i++) {
             String item = items[i].trim();
             if (item.isEmpty()) {
@@ -48,10 +50,13 @@ public record AgentCommand(Verb verb, String text, String name, String file, Str
             int eq = item.indexOf('=');
             String key = eq < 0 ? item : item.substring(0, eq).trim();
             String value = eq < 0 ? "" : item.substring(eq + 1).trim();
+            if (!given.add(key)) {
+                throw new IllegalArgumentException("jtrace " + first + ": option '" + key + "' is given twice");
+            }
             if (value.isEmpty()) {
                 throw new IllegalArgumentException("jtrace " + first + ": option '" + key + "' needs a value, as in "
-                        + key + "=... (jcmd splits its arguments at '=': quote them, as in \"" + first + "," + key
-                        + "=...\")");
+                        + key + "=... (from jcmd, which splits its arguments at '=', quote them: \"" + first + ","
+                        + key + "=...\")");
             }
             switch (key) {
                 case "name" -> {

@@ -6,6 +6,7 @@ import io.jtrace.producer.DataSourceContext;
 import io.jtrace.shm.writer.TraceWriter;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,6 +36,11 @@ final class ActiveSession {
      * only grows, and the highest reading so far is never above it.
      */
     private final AtomicLong highestFigure = new AtomicLong();
+    /** Own writers' closes begun and ended (see {@link #closeBegins}); the producer thread waits out the gap at stop. */
+    private final AtomicLong closesBegun = new AtomicLong();
+    private final AtomicLong closesEnded = new AtomicLong();
+    /** At most 1,000 tries 0.1 ms apart: about 100 ms at a session's stop, in the worst case. */
+    private static final int SETTLE_ATTEMPTS = 1_000;
     /**
      * Bumped (by the producer thread) when the service asks to clear incremental state; every
      * application thread compares it with its own on its next event (a volatile read) and then starts
@@ -117,6 +123,40 @@ final class ActiveSession {
     /** A writer of the session was closed, having dropped {@code droppedEvents} events (its final count). */
     void writerClosed(long droppedEvents) {
         droppedByClosedWriters.add(droppedEvents);
+    }
+
+    /**
+     * An own writer's close begins: from here until {@link #closeEnds} its count is in neither the open
+     * writers' scan nor the closed sum, so {@link #settledLostEvents} waits such a close out.
+     */
+    void closeBegins() {
+        closesBegun.incrementAndGet();
+    }
+
+    /** Its count is in the closed sum now (after {@link #writerClosed}). */
+    void closeEnds() {
+        closesEnded.incrementAndGet();
+    }
+
+    /**
+     * {@link #lostEvents}, taken while no own writer's close is half done (none in flight when it starts,
+     * none begun before it ends), so no writer's drops are missed: the figure a stopped session's trace
+     * ends with. Threads close their writers for a stopped session on their next event; should one stay
+     * half-way through for {@link #SETTLE_ATTEMPTS} tries (preempted), the last reading is taken as it is.
+     */
+    long settledLostEvents(LongSupplier droppedByOpenOwnWriters) {
+        long lost = 0;
+        for (int attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
+            // Ended first: a close that began before this read and is still in flight makes begun larger.
+            long ended = closesEnded.get();
+            long begun = closesBegun.get();
+            lost = lostEvents(droppedByOpenOwnWriters);
+            if (ended == begun && closesBegun.get() == begun) {
+                return lost;
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        return lost;
     }
 
     /**

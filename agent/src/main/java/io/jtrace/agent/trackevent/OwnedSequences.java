@@ -75,12 +75,21 @@ final class OwnedSequences {
     void close(SessionBinding b) {
         Sequence own = b.own;
         if (own != null) {
+            ActiveSession session = own.session;
+            session.closeBegins();
             b.own = null;
             open.decrementAndGet();
-            // Counted before the close, which may wait up to its stall limit for a chunk (it drops
-            // nothing more): a loss count read meanwhile finds the drops in the closed sum, not nowhere.
-            own.session.writerClosed(own.writer.droppedRecords());
+            // Counted before the close, which may wait up to its stall limit for a chunk: a loss count read
+            // meanwhile finds the drops in the closed sum, not nowhere. A packet the close aborts (none,
+            // as writers are closed between packets) is counted after it.
+            long before = own.writer.droppedRecords();
+            session.writerClosed(before);
+            session.closeEnds();
             own.writer.close();
+            long during = own.writer.droppedRecords() - before;
+            if (during > 0) {
+                session.writerClosed(during);
+            }
         }
     }
 

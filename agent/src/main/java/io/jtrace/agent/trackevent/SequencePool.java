@@ -68,14 +68,16 @@ final class SequencePool {
         long deadline = 0;
         boolean waiting = false;
         for (int pass = 0; ; pass++) {
+            // Before any slot is tried: a slot whose holder was still busy when the pool closed, released
+            // since, must not go to a late event (its writer is never closed).
+            if (closed) {
+                return -1;
+            }
             for (int i = 0; i < n; i++) {
                 int index = start + i < n ? start + i : start + i - n;
                 if (slots[index].tryClaim()) {
                     return index;
                 }
-            }
-            if (closed) {
-                return -1;
             }
             if (pass < 8) {
                 Thread.onSpinWait();

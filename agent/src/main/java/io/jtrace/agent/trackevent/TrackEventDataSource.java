@@ -153,7 +153,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      */
     long stopped(ActiveSession session) {
         synchronized (stoppedLosses) {
-            long lost = session.lostEvents(() -> owned.droppedByOpenWriters(session));
+            long lost = session.settledLostEvents(() -> owned.droppedByOpenWriters(session));
             stopping.remove(session.tracingSessionId());
             stoppedLosses.put(session.tracingSessionId(), lost);
             return lost;

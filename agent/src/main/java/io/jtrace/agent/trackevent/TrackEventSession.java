@@ -81,9 +81,9 @@ final class TrackEventSession implements DataSourceInstance {
             return;
         }
         reaper.cancel();
-        source.uninstall(session);
         long lost;
         try {
+            source.uninstall(session);
             int stuck = session.pool().close(POOL_CLOSE_TIMEOUT_NANOS, session);
             if (stuck > 0) {
                 LOG.warn("jtrace track_event: {} shared writer(s) still busy at stop; the service scrapes them", stuck);
@@ -92,8 +92,11 @@ final class TrackEventSession implements DataSourceInstance {
         } finally {
             lost = source.stopped(session);
         }
-        reportLoss(lost);
-        descriptorWriter.close();
+        try {
+            reportLoss(lost);
+        } finally {
+            descriptorWriter.close();
+        }
     }
 
     /** The session's loss, as a counter in the trace (0 too: "nothing lost" is worth seeing) and in the log. */

@@ -26,10 +26,10 @@ final class TraceSummary {
         final Set<Long> threads = new HashSet<>();
     }
 
-    /** One data source's share: sequences and packets. */
     /** Where {@link #sources} counts the sequences of sources that had nothing to record. */
     static final String HEADERS_ONLY = "headers only";
 
+    /** One data source's share: sequences and packets. */
     static final class SourceShare {
         int sequences;
         long packets;
@@ -181,8 +181,12 @@ final class TraceSummary {
 
     /** A sequence's header (defaults and flags, no data) or the bare descriptor of a process. */
     private static boolean isHeader(TracePacket p) {
+        if (p.getPreviousPacketDropped() != 0) {
+            return false; // what followed the header was lost, not absent
+        }
         if (p.getDataCase() == TracePacket.DataCase.DATA_NOT_SET) {
-            return true;
+            // Not a packet of data jtrace's protos do not know (parsed as unknown fields), nor interned data.
+            return p.getUnknownFields().asMap().isEmpty() && !p.hasInternedData();
         }
         TrackDescriptor d = p.hasTrackDescriptor() ? p.getTrackDescriptor() : null;
         return d != null && d.hasProcess() && !d.hasThread() && !d.hasCounter() && !d.hasParentUuid();

@@ -42,9 +42,11 @@ class AgentCommandTest {
                 assertThrows(IllegalArgumentException.class, () -> AgentCommand.parse("stop,file=x")).getMessage());
         assertEquals("jtrace status: unknown option 'name' (known: log)",
                 assertThrows(IllegalArgumentException.class, () -> AgentCommand.parse("status,name=x")).getMessage());
-        assertEquals("jtrace flush: option 'name' needs a value, as in name=... (jcmd splits its arguments at '=': "
-                + "quote them, as in \"flush,name=...\")",
+        assertEquals("jtrace flush: option 'name' needs a value, as in name=... (from jcmd, which splits its arguments "
+                + "at '=', quote them: \"flush,name=...\")",
                 assertThrows(IllegalArgumentException.class, () -> AgentCommand.parse("flush,name=")).getMessage());
         assertThrows(IllegalArgumentException.class, () -> AgentCommand.parse("stop,log=loud"));
+        assertEquals("jtrace stop: option 'name' is given twice",
+                assertThrows(IllegalArgumentException.class, () -> AgentCommand.parse("stop,name=a,name=b")).getMessage());
     }
 }

@@ -49,6 +49,22 @@ class LiveLostEventCountTest {
         assertEquals(151, session.lostEvents(() -> 0), "and an event lost before reaching a writer");
     }
 
+    @Test
+    void theFinalFigureWaitsOutAWriterCloseThatIsHalfDone() {
+        ActiveSession session = session();
+        session.closeBegins(); // the writer left the open set; its 7 drops are not in the closed sum yet
+        boolean[] finished = {false};
+        long lost = session.settledLostEvents(() -> {
+            if (!finished[0]) {
+                finished[0] = true; // the close ends while the first reading scans the open writers
+                session.writerClosed(7);
+                session.closeEnds();
+            }
+            return 0;
+        });
+        assertEquals(7, lost, "read again once no close was in flight");
+    }
+
     /**
      * A shared writer whose holder is still mid-event when the session stops is left open for the service
      * to scrape; the events it dropped before still count, and its dropped descriptors do not.

@@ -139,10 +139,13 @@ class SummaryCommandTest {
                 on(2).setTrackDescriptor(process).build(),
                 on(3).setTrackDescriptor(process).build(),
                 on(3).setTimestamp(5).setTrackEvent(TrackEvent.newBuilder().setType(TrackEvent.Type.TYPE_INSTANT)
-                        .setName("whose")).build()));
+                        .setName("whose")).build(),
+                // a header, then a loss: the rest was lost, not absent
+                on(4).setSequenceFlags(1).build(),
+                on(4).setPreviousPacketDropped(1).setTrackDescriptor(process).build()));
         assertEquals(0, run(file.toString()), err());
         assertTrue(out().contains("data sources: headers only (1 sequence, 2 packets), service (1 sequence, 1 packets), "
-                + "unknown (1 sequence, 2 packets)"), out());
+                + "unknown (2 sequences, 4 packets)"), out());
     }
 
     @Test
