@@ -6,6 +6,7 @@ import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.CommitRequest;
 import java.util.BitSet;
 import java.util.List;
@@ -33,6 +34,8 @@ final class ChunkMover {
     long discardedScrapes;
     /** Which patches of the request being applied went in early, before a drain (see {@link #makeRoom}). */
     private final BitSet patchesApplied = new BitSet();
+    /** The scrape's view of which pages may hold chunks (see {@link SharedMemoryBuffer#pagesInUse}). */
+    private boolean[] pagesInUse = new boolean[0];
     /** The scrape's copy of one chunk at a time (service thread only, like everything here). */
     private final ChunkSnapshot snapshot = new ChunkSnapshot();
 
@@ -192,7 +195,14 @@ final class ChunkMover {
         if (abi == null || !producer.connected || heldOnly && !sequences.trusted(producer.id)) {
             return;
         }
+        if (pagesInUse.length < abi.pageCount()) {
+            pagesInUse = new boolean[abi.pageCount()];
+        }
+        abi.smb().pagesInUse(pagesInUse);
         for (int page = 0; page < abi.pageCount(); page++) {
+            if (!pagesInUse[page]) {
+                continue; // never laid out: reading its header through the mapping would allocate it
+            }
             PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
             if (layout == null || layout == PageLayout.NOT_PARTITIONED) {
                 continue;

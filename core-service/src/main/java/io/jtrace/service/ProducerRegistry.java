@@ -114,6 +114,9 @@ final class ProducerRegistry {
         producer.connected = false;
         producers.remove(producer.id);
         producer.unlinkSmb();
+        if (producer.smb != null) {
+            producer.smb.closeFile();
+        }
         if (reason != null) {
             LOG.warn("jtrace: disconnecting producer {} ({}): {}", producer.id, producer.name, reason);
         }

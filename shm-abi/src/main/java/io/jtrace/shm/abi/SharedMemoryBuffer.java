@@ -33,8 +33,20 @@ public final class SharedMemoryBuffer {
     private final int pageSize;
     private final int size;
     private final ByteBuffer buffer;
+    /**
+     * The file, kept open by the side that created it (the service), to read page headers without the
+     * mapping ({@link #pagesInUse}); null for a mapped or in-process SMB, and once {@link #closeFile} ran.
+     */
+    private volatile FileChannel file;
+    /** {@link #pagesInUse}'s read buffer (the service thread's only). */
+    private final ByteBuffer header = ByteBuffer.allocate(Integer.BYTES);
 
     private SharedMemoryBuffer(Path path, int pageSize, ByteBuffer memory) {
+        this(path, pageSize, memory, null);
+    }
+
+    private SharedMemoryBuffer(Path path, int pageSize, ByteBuffer memory, FileChannel file) {
+        this.file = file;
         this.path = path;
         this.pageSize = pageSize;
         this.size = memory.capacity();
@@ -74,13 +86,15 @@ public final class SharedMemoryBuffer {
                 break;
             }
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
             channel.truncate(0);
             // Extending by writing the last byte makes the file sparse-but-sized; every page reads as 0
             // (free, unpartitioned) without writing the whole file.
             channel.write(ByteBuffer.wrap(new byte[1]), size - 1L);
-            return new SharedMemoryBuffer(file, pageSize, channel.map(FileChannel.MapMode.READ_WRITE, 0, size));
+            return new SharedMemoryBuffer(file, pageSize, channel.map(FileChannel.MapMode.READ_WRITE, 0, size), channel);
         } catch (IOException | RuntimeException e) {
+            channel.close();
             Files.deleteIfExists(file);
             throw e;
         }
@@ -128,6 +142,46 @@ public final class SharedMemoryBuffer {
 
     public Path path() {
         return path;
+    }
+
+    /**
+     * Marks in {@code out} (at least {@link #pageCount} long) the pages whose header is not 0: the only
+     * ones that can hold a chunk, since a page nobody laid out keeps the 0 it was created with. Read
+     * through the file ({@code pread}), not the mapping: a read through a shared mapping of a page no
+     * writer touched makes the kernel allocate it, so scanning every header that way made a whole 32 MiB
+     * SMB resident (benchmarks/README.md). Every page is marked when this SMB has no file open (mapped
+     * or in-process) or a read fails; callers then read the headers through the mapping as before. Not
+     * ordered with the writers: a page laid out just after its read is missed, as it would be just after
+     * a read through the mapping.
+     */
+    public void pagesInUse(boolean[] out) {
+        FileChannel channel = file;
+        for (int page = 0; page < pageCount(); page++) {
+            out[page] = true;
+            if (channel == null) {
+                continue;
+            }
+            try {
+                header.clear();
+                int read = channel.read(header, (long) page * pageSize);
+                out[page] = read != Integer.BYTES || header.getInt(0) != 0;
+            } catch (IOException e) {
+                channel = null; // closed meanwhile, or broken: every page from here on
+            }
+        }
+    }
+
+    /** Closes the file {@link #pagesInUse} reads (the mapping stays valid). Once the service is done with the SMB. */
+    public void closeFile() {
+        FileChannel channel = file;
+        file = null;
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // Nothing is lost: the descriptor was only ever read.
+            }
+        }
     }
 
     public int pageSize() {

@@ -25,6 +25,29 @@ class SharedMemoryBufferTest {
     Path dir;
 
     @Test
+    void pagesInUseAreThoseWhoseHeaderIsNotZeroAndEveryPageOnceTheFileIsClosed() throws IOException {
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, 16 * 4096, 4096);
+        SharedMemoryAbi abi = new SharedMemoryAbi(smb);
+        assertTrue(abi.tryPartitionPage(3, PageLayout.DIV4));
+        assertTrue(abi.tryPartitionPage(15, PageLayout.DIV1));
+        boolean[] inUse = new boolean[16];
+        smb.pagesInUse(inUse);
+        for (int page = 0; page < 16; page++) {
+            assertEquals(page == 3 || page == 15, inUse[page], "page " + page);
+        }
+        SharedMemoryBuffer mapped = SharedMemoryBuffer.map(smb.path(), 4096);
+        mapped.pagesInUse(inUse);
+        for (int page = 0; page < 16; page++) {
+            assertTrue(inUse[page], "a mapped SMB has no file of its own: every page " + page);
+        }
+        smb.closeFile();
+        smb.pagesInUse(inUse);
+        for (int page = 0; page < 16; page++) {
+            assertTrue(inUse[page], "closed: every page " + page);
+        }
+    }
+
+    @Test
     void createMakesAFileOnlyItsOwnerCanReadAndWrite() throws IOException {
         SharedMemoryBuffer smb = SharedMemoryBuffer.create(dir, 16 * 4096, 4096);
         assertTrue(Files.isRegularFile(smb.path()));
