@@ -3,6 +3,7 @@ package io.jtrace.shm.abi;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -39,7 +40,12 @@ public final class SharedMemoryBuffer {
      */
     private volatile FileChannel file;
     /** {@link #pagesInUse}'s read buffer (the service thread's only). */
-    private final ByteBuffer header = ByteBuffer.allocate(Integer.BYTES);
+    private final ByteBuffer header = ByteBuffer.allocateDirect(Integer.BYTES);
+    /**
+     * Pages {@link #pagesInUse} saw laid out once: allocated since, so reading them through the mapping
+     * costs nothing more, and they are not read through the file again (a read call each, some µs).
+     */
+    private boolean[] seenInUse;
 
     private SharedMemoryBuffer(Path path, int pageSize, ByteBuffer memory) {
         this(path, pageSize, memory, null);
@@ -92,9 +98,20 @@ public final class SharedMemoryBuffer {
             // Extending by writing the last byte makes the file sparse-but-sized; every page reads as 0
             // (free, unpartitioned) without writing the whole file.
             channel.write(ByteBuffer.wrap(new byte[1]), size - 1L);
-            return new SharedMemoryBuffer(file, pageSize, channel.map(FileChannel.MapMode.READ_WRITE, 0, size), channel);
-        } catch (IOException | RuntimeException e) {
+            MappedByteBuffer memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            // Kept for pagesInUse on tmpfs only: there a read of the file and the mapping share one page,
+            // and a read through the mapping is what allocates; elsewhere (a disk, FUSE) neither holds.
+            if ("tmpfs".equals(Files.getFileStore(directory).type())) {
+                return new SharedMemoryBuffer(file, pageSize, memory, channel);
+            }
             channel.close();
+            return new SharedMemoryBuffer(file, pageSize, memory);
+        } catch (Throwable e) {
+            try {
+                channel.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             Files.deleteIfExists(file);
             throw e;
         }
@@ -151,22 +168,36 @@ public final class SharedMemoryBuffer {
      * writer touched makes the kernel allocate it, so scanning every header that way made a whole 32 MiB
      * SMB resident (benchmarks/README.md). Every page is marked when this SMB has no file open (mapped
      * or in-process) or a read fails; callers then read the headers through the mapping as before. Not
-     * ordered with the writers: a page laid out just after its read is missed, as it would be just after
-     * a read through the mapping.
+     * ordered with the writers: a page laid out after its read (the scrape reads every header first) is
+     * missed by that scrape; its chunks come with their commit or the next scrape.
      */
     public void pagesInUse(boolean[] out) {
         FileChannel channel = file;
-        for (int page = 0; page < pageCount(); page++) {
-            out[page] = true;
-            if (channel == null) {
-                continue;
-            }
-            try {
+        if (seenInUse == null) {
+            seenInUse = new boolean[pageCount()];
+        }
+        // A file channel read with the interrupt flag set closes the channel: keep the flag off meanwhile.
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int page = 0; page < pageCount(); page++) {
+                out[page] = true;
+                if (channel == null || seenInUse[page]) {
+                    continue;
+                }
                 header.clear();
                 int read = channel.read(header, (long) page * pageSize);
                 out[page] = read != Integer.BYTES || header.getInt(0) != 0;
-            } catch (IOException e) {
-                channel = null; // closed meanwhile, or broken: every page from here on
+                seenInUse[page] = out[page];
+            }
+        } catch (IOException e) {
+            // Broken (or closed meanwhile): every page from here on, through the mapping, from now on.
+            for (int page = 0; page < pageCount(); page++) {
+                out[page] = true;
+            }
+            closeFile();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
