@@ -55,7 +55,13 @@ final class AgentRequests implements SessionRegistry.RequestParser {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("jtrace option 'config': " + e.getMessage());
             }
-            return fromConfig(TextTraceConfig.parse(text), options.name(), options.file());
+            TraceConfig config;
+            try {
+                config = TextTraceConfig.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("jtrace option 'config': " + options.config() + ": " + e.getMessage());
+            }
+            return fromConfig(config, options.name(), options.file());
         }
         return new SessionRequest(options.name(), traceConfig(options),
                 options.ring() ? SessionRequest.Mode.RING : SessionRequest.Mode.FILE, options.file());

@@ -66,6 +66,11 @@ class AgentRequestsTest {
         Files.writeString(withMark, "\uFEFFbuffers { size_kb: 512 }\n");
         assertEquals(512, requests.fromOptions("config=" + withMark).config().getBuffers(0).getSizeKb(),
                 "a UTF-8 byte order mark is no part of the config");
+        Path broken = dir.resolve("broken.pbtxt");
+        Files.writeString(broken, "frob: 1\n");
+        assertEquals("jtrace option 'config': " + broken + ": trace config has an unknown field: 'TraceConfig.frob' "
+                + "(line 1, column 1)", assertThrows(IllegalArgumentException.class,
+                () -> requests.fromOptions("config=" + broken)).getMessage());
         Path binary = dir.resolve("bin.pbtxt");
         Files.write(binary, new byte[] {0x0a, (byte) 0xff, (byte) 0xfe, 0x10});
         assertEquals("jtrace option 'config': '" + binary + "' is not UTF-8 text (a trace config in protobuf text "

@@ -11,7 +11,9 @@ import io.jtrace.service.output.WholeTraceFile;
 import io.jtrace.service.status.DumpResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -148,6 +150,10 @@ final class SessionDump {
      */
     static String reason(Exception e) {
         Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+        if (cause instanceof FileAlreadyExistsException f && f.getFile() != null
+                && Files.isRegularFile(Path.of(f.getFile()))) {
+            return "not a directory: " + f.getFile(); // a directory on the way is a file
+        }
         if (cause instanceof FileSystemException f) {
             String why = f.getReason() != null ? f.getReason()
                     : f.getClass().getSimpleName().replaceAll("Exception$", "").replaceAll("([a-z])([A-Z])", "$1 $2")

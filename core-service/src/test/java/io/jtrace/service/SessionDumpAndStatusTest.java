@@ -100,7 +100,7 @@ class SessionDumpAndStatusTest {
         Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
         Path under = file.resolve("dump.pftrace");
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(service.dump(id, under)));
-        assertEquals("cannot write the dump to '" + under + "': file already exists: " + file,
+        assertEquals("cannot write the dump to '" + under + "': not a directory: " + file,
                 e.getCause().getMessage());
     }
 
