@@ -1,6 +1,7 @@
 package io.jtrace.agent;
 
 import io.jtrace.agent.backend.DaemonSocket;
+import io.jtrace.agent.config.TextTraceConfig;
 import io.jtrace.agent.gc.GcDataSource;
 import io.jtrace.agent.jmx.JmxDataSource;
 import io.jtrace.agent.jmx.MBeanAttributeSpec;
@@ -271,8 +272,9 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
                     + "' (bytes, or a number with k, m or g, as in 64m)");
         }
         long bytes = Math.multiplyExact(parsePositive("buffer", value, number), unit);
-        if (bytes < 64 * 1024) {
-            throw new IllegalArgumentException("jtrace option 'buffer' must be at least 64k, got '" + value + "'");
+        if (bytes < TextTraceConfig.MIN_BUFFER_KB * 1024L) {
+            throw new IllegalArgumentException("jtrace option 'buffer' must be at least " + TextTraceConfig.MIN_BUFFER_KB
+                    + "k, got '" + value + "'");
         }
         return bytes;
     }

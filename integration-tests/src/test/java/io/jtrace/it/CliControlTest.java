@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code java -jar jtrace.jar start|dump|stop|status --pid} through the Attach API on a JVM started
- * without the agent; its status agrees with the MBean; failures have exit codes scripts can use.
+ * without the agent (which only start loads); its status agrees with the MBean; failures have exit
+ * codes scripts can use.
  */
 class CliControlTest {
     @TempDir
@@ -53,7 +54,7 @@ class CliControlTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
-    void theCliLoadsTheAgentStartsDumpsAndStopsAndItsStatusAgreesWithTheMBean(String jdk) throws Exception {
+    void theCliLoadsTheAgentOnlyToStartAndDumpsStopsAndItsStatusAgreesWithTheMBean(String jdk) throws Exception {
         int port = freePort();
         List<String> jmxFlags = List.of("-Dcom.sun.management.jmxremote.port=" + port,
                 "-Dcom.sun.management.jmxremote.rmi.port=" + port, "-Dcom.sun.management.jmxremote.host=127.0.0.1",
@@ -62,6 +63,18 @@ class CliControlTest {
         Path dump = dir.resolve("cli-dump.pftrace");
         try (RunningJvm jvm = new RunningJvm(jdk, null, dir, jmxFlags)) {
             String pid = String.valueOf(jvm.pid());
+            Cli statusBefore = cli(jvm, "status", "--pid", pid);
+            assertEquals(0, statusBefore.exitCode(), statusBefore.err());
+            assertEquals("jtrace is not loaded in pid " + pid + ": no tracing sessions (jtrace start --pid " + pid
+                    + " loads it)\n", statusBefore.out());
+            Cli stopBefore = cli(jvm, "stop", "--pid", pid);
+            assertEquals(1, stopBefore.exitCode(), stopBefore.out());
+            assertEquals("jtrace stop: jtrace is not loaded in pid " + pid + ", so it has no session to stop "
+                    + "(jtrace start --pid " + pid + " loads it)\n", stopBefore.err());
+            Cli listBefore = cli(jvm, "list");
+            assertTrue(listBefore.out().lines().anyMatch(l -> l.startsWith(pid + " ") && l.contains("not loaded")),
+                    "status and stop must not load the agent:\n" + listBefore.out());
+
             Cli started = cli(jvm, "start", "--pid", pid, "ring,name=cli,buffer=4m,file=" + ring);
             assertEquals(0, started.exitCode(), started.err());
             assertTrue(started.out().startsWith("started session 'cli' (id "), started.out());

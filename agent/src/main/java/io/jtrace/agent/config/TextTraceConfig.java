@@ -82,6 +82,12 @@ public final class TextTraceConfig {
         }
     }
 
+    /**
+     * The smallest trace buffer a user may ask for, in KiB (text configs and the agent's {@code buffer=}):
+     * a smaller one holds a handful of chunks, and a trace of almost nothing.
+     */
+    public static final int MIN_BUFFER_KB = 64;
+
     /** Parses {@code text}; throws {@link IllegalArgumentException} naming the line and column or the field. */
     public static TraceConfig parse(String text) {
         TraceConfig.Builder builder = TraceConfig.newBuilder();
@@ -107,6 +113,13 @@ public final class TextTraceConfig {
         if (!unsupported.isEmpty()) {
             throw new IllegalArgumentException("trace config sets " + (unsupported.size() == 1 ? "a field" : "fields")
                     + " jtrace does not implement: " + String.join(", ", unsupported));
+        }
+        for (int i = 0; i < config.getBuffersCount(); i++) {
+            int sizeKb = config.getBuffers(i).getSizeKb();
+            if (sizeKb < MIN_BUFFER_KB) {
+                throw new IllegalArgumentException("trace config buffers[" + i + "].size_kb is " + sizeKb
+                        + ": the smallest trace buffer is " + MIN_BUFFER_KB + " (KiB), as for the agent's buffer= option");
+            }
         }
         return config;
     }

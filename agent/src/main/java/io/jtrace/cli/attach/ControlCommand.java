@@ -54,7 +54,13 @@ public final class ControlCommand {
             return ExitCodes.USAGE;
         }
         try (TargetJvm target = TargetJvm.attach(command.pid)) {
-            for (String line : command.execute(target.tracing())) {
+            // Only start loads the agent: a command that asks about sessions must not add a tracer (its
+            // threads, its SMB, its MBean) to a JVM that had none, just to answer that there are none.
+            TracingMXBean tracing = command.verb.equals("start") ? target.tracing() : target.loadedTracing();
+            if (tracing == null) {
+                return command.notLoaded(out, err);
+            }
+            for (String line : command.execute(tracing)) {
                 out.println(line);
             }
             return ExitCodes.OK;
@@ -70,6 +76,18 @@ public final class ControlCommand {
             err.println("jtrace " + command.verb + ": lost pid " + command.pid + ": " + cause);
             return ExitCodes.NOT_REACHABLE;
         }
+    }
+
+    /** The answer when jtrace is not in the target: a status, or a failed command. */
+    private int notLoaded(PrintStream out, PrintStream err) {
+        String hint = "jtrace start --pid " + pid + " loads it";
+        if (verb.equals("status")) {
+            out.println("jtrace is not loaded in pid " + pid + ": no tracing sessions (" + hint + ")");
+            return ExitCodes.OK;
+        }
+        err.println("jtrace " + verb + ": jtrace is not loaded in pid " + pid + ", so it has no session to " + verb
+                + " (" + hint + ")");
+        return ExitCodes.COMMAND_FAILED;
     }
 
     private void parse(String[] args) {

@@ -19,7 +19,9 @@ import javax.management.remote.JMXServiceURL;
 /**
  * A running JVM reached through the Attach API: its local JMX connector (the JVM's own, started on
  * demand by {@code VirtualMachine.startLocalManagementAgent}, reachable only from this machine by this
- * user) and jtrace's MBean in it, the agent loaded first when it is not there yet.
+ * user) and jtrace's MBean in it, the agent loaded first when it is not there yet and the command
+ * starts a session ({@link #tracing}); other commands find it or report that it is not loaded
+ * ({@link #loadedTracing}).
  */
 public final class TargetJvm implements AutoCloseable {
     /** How long a freshly loaded agent gets to register its MBean. */
@@ -93,22 +95,50 @@ public final class TargetJvm implements AutoCloseable {
         try {
             if (!server.isRegistered(TracingMBean.objectName())) {
                 vm.loadAgent(ownJar().toString());
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTER_TIMEOUT_MS);
-                while (!server.isRegistered(TracingMBean.objectName())) {
-                    if (System.nanoTime() > deadline) {
-                        throw new UnreachableException("jtrace was loaded into pid " + vm.id() + " but did not "
-                                + "register " + TracingMBean.objectName() + " within " + REGISTER_TIMEOUT_MS
-                                + " ms (see that JVM's stderr)");
-                    }
-                    Thread.sleep(20);
-                }
+                awaitRegistration("jtrace was loaded into pid " + vm.id() + " but did not");
             }
         } catch (AgentLoadException | AgentInitializationException | IOException e) {
             throw new UnreachableException("cannot load jtrace into pid " + vm.id() + ": " + e.getMessage());
+        }
+        return proxy();
+    }
+
+    /**
+     * jtrace's control MBean in the target, or null if jtrace is not loaded there: never loads it. An
+     * agent that is loaded (its system property is set) but has not registered the MBean yet, as in the
+     * first moments of a JVM started with {@code -javaagent}, is waited for.
+     */
+    TracingMXBean loadedTracing() throws UnreachableException {
+        try {
+            if (!server.isRegistered(TracingMBean.objectName())) {
+                if (vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY) == null) {
+                    return null;
+                }
+                awaitRegistration("jtrace is loaded in pid " + vm.id() + " but did not");
+            }
+        } catch (IOException e) {
+            throw new UnreachableException("cannot read pid " + vm.id() + "'s state: " + e.getMessage());
+        }
+        return proxy();
+    }
+
+    private void awaitRegistration(String failure) throws IOException, UnreachableException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REGISTER_TIMEOUT_MS);
+        try {
+            while (!server.isRegistered(TracingMBean.objectName())) {
+                if (System.nanoTime() > deadline) {
+                    throw new UnreachableException(failure + " register " + TracingMBean.objectName() + " within "
+                            + REGISTER_TIMEOUT_MS + " ms (see that JVM's stderr)");
+                }
+                Thread.sleep(20);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UnreachableException("interrupted");
         }
+    }
+
+    private TracingMXBean proxy() {
         return JMX.newMXBeanProxy(server, TracingMBean.objectName(), TracingMXBean.class);
     }
 

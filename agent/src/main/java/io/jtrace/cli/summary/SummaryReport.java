@@ -15,10 +15,15 @@ final class SummaryReport {
 
     private SummaryReport() {}
 
+    /** "1 packet", "2 packets", "1,024 packets". */
+    private static String count(long n, String noun) {
+        return String.format(Locale.ROOT, "%,d %s%s", n, noun, n == 1 ? "" : "s");
+    }
+
     static String text(SummaryCommand.Result r) {
         TraceSummary s = r.summary();
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%s: %,d bytes, %,d packets%n", r.file(), r.bytes(), s.packets));
+        b.append(String.format(Locale.ROOT, "%s: %,d bytes, %s%n", r.file(), r.bytes(), count(s.packets, "packet")));
         if (r.damage() != null) {
             b.append("DAMAGED: ").append(r.damage()).append("; summarized up to there").append(NL);
         }
@@ -33,8 +38,8 @@ final class SummaryReport {
         b.append(String.format(Locale.ROOT, "threads:      %,d%n", s.threads()));
         List<String> seen = new ArrayList<>();
         for (Map.Entry<String, TraceSummary.SourceShare> e : s.sources().entrySet()) {
-            seen.add(String.format(Locale.ROOT, "%s (%,d sequence%s, %,d packets)", e.getKey(), e.getValue().sequences,
-                    e.getValue().sequences == 1 ? "" : "s", e.getValue().packets));
+            seen.add(String.format(Locale.ROOT, "%s (%s, %s)", e.getKey(), count(e.getValue().sequences, "sequence"),
+                    count(e.getValue().packets, "packet")));
         }
         b.append("data sources: ").append(seen.isEmpty() ? "none" : String.join(", ", seen)).append(NL);
         if (!s.configuredSources.isEmpty()) {

@@ -58,6 +58,15 @@ class TextTraceConfigTest {
     }
 
     @Test
+    void aBufferBelowTheSmallestTheBufferOptionTakesIsRefusedWithItsIndex() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
+                "buffers { size_kb: 1024 }\nbuffers { size_kb: 10 }\ndata_sources { config { name: \"track_event\" } }\n"));
+        assertEquals("trace config buffers[1].size_kb is 10: the smallest trace buffer is 64 (KiB), as for the "
+                + "agent's buffer= option", e.getMessage());
+        assertEquals(64, TextTraceConfig.parse("buffers { size_kb: 64 }\n").getBuffers(0).getSizeKb());
+    }
+
+    @Test
     void aFieldNotInTraceConfigIsNamedWithItsLineAndColumn() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
                 "buffers { size_kb: 64 }\ndata_sources {\n  config {\n    name: \"linux.ftrace\"\n    ftrace_config { }\n"

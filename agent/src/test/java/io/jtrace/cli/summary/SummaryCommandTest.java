@@ -144,7 +144,7 @@ class SummaryCommandTest {
                 on(4).setSequenceFlags(1).build(),
                 on(4).setPreviousPacketDropped(1).setTrackDescriptor(process).build()));
         assertEquals(0, run(file.toString()), err());
-        assertTrue(out().contains("data sources: headers only (1 sequence, 2 packets), service (1 sequence, 1 packets), "
+        assertTrue(out().contains("data sources: headers only (1 sequence, 2 packets), service (1 sequence, 1 packet), "
                 + "unknown (2 sequences, 4 packets)"), out());
     }
 
