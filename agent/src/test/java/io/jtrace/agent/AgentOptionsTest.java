@@ -16,7 +16,7 @@ class AgentOptionsTest {
     void noOptionsMeansRegisterOnlyWithDefaults() {
         AgentOptions o = AgentOptions.parse(null);
         assertFalse(o.start());
-        assertEquals(AgentOptions.DEFAULT_BUFFER_BYTES, o.bufferBytes());
+        assertEquals(8L * 1024 * 1024, o.bufferBytes());
         assertEquals(List.of("track_event", "jvm.gc", "jvm.threads", "jvm.memory", "jvm.jmx"), o.sources());
         assertEquals("warn", o.logLevel());
         assertEquals(100, o.threadsPeriodMillis());
@@ -25,6 +25,14 @@ class AgentOptionsTest {
         assertEquals(List.of("java.lang:type=OperatingSystem/ProcessCpuLoad", "java.lang:type=OperatingSystem/SystemCpuLoad",
                 "java.lang:type=OperatingSystem/OpenFileDescriptorCount"), o.jmxAttributes());
         assertFalse(AgentOptions.parse("").start());
+    }
+
+    @Test
+    void aStreamedSessionsBufferDefaultsToAQuarterOfARingSessions() {
+        assertEquals(8L * 1024 * 1024, AgentOptions.parse("start").bufferBytes());
+        assertEquals(32L * 1024 * 1024, AgentOptions.parse("start,ring").bufferBytes());
+        assertEquals(16L * 1024 * 1024, AgentOptions.parse("start,buffer=16m").bufferBytes());
+        assertEquals(4L * 1024 * 1024, AgentOptions.parse("start,ring,buffer=4m").bufferBytes());
     }
 
     @Test

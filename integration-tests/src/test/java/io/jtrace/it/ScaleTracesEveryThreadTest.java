@@ -69,7 +69,7 @@ class ScaleTracesEveryThreadTest {
      * the service's bookkeeping of the chunks its trace buffer holds, bounded by that buffer, not by the
      * threads seen (a leak of 17 bytes per virtual thread would exceed it).
      */
-    private static final long MAX_HEAP_GROWTH_BYTES = AgentOptions.DEFAULT_BUFFER_BYTES / 2;
+    private static final long MAX_HEAP_GROWTH_BYTES = AgentOptions.DEFAULT_RING_BUFFER_BYTES / 2;
     private static final Set<String> REPORT_KEYS = Set.of("SLICES", "THREADS", "SMB_BYTES", "HEAP_BEFORE_KB",
             "HEAP_AFTER_KB", "HEAP_PEAK_KB", "CARRIER_MOVES");
     private static final List<String> WORKLOAD_CATEGORIES = List.of("scale");
