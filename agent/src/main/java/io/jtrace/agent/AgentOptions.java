@@ -58,7 +58,7 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
     /**
      * A streamed session's buffer: it holds only what the file has not taken yet (it is drained every
      * 256 KiB), while the SMB absorbs bursts. A quarter of the ring's default saves 24 MiB of the host's
-     * heap, and 140 ms of a JVM's start with {@code start}, at the same rate into the file
+     * heap, and about 100 ms of a JVM's start with {@code start}, at the same rate into the file
      * (benchmarks/README.md).
      */
     public static final long DEFAULT_STREAMED_BUFFER_BYTES = 8L * 1024 * 1024;

@@ -64,11 +64,19 @@ final class AgentRuntime {
         this.producer = new ProducerClient("jvm:" + process.pid(), sources);
         producer.connect(p -> service.connectInProcessProducer(p, producer.name()));
         this.sessions = new SessionRegistry(service, new AgentRequests(), trackEvent::lostEvents, true);
-        // How `jtrace list` tells, without loading anything, that this JVM runs jtrace.
-        String version = AgentRuntime.class.getPackage().getImplementationVersion();
-        System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");
+        announceLoaded();
         LoggerFactory.getLogger(AgentRuntime.class).debug("jtrace runtime created in class loader {}",
                 AgentRuntime.class.getClassLoader());
+    }
+
+    /**
+     * Sets the system property by which {@code jtrace list} and the CLI tell, without loading anything,
+     * that this JVM runs jtrace. Set before the runtime is built in the background too, so a command
+     * that arrives meanwhile waits for the agent's MBean instead of reporting it absent.
+     */
+    static void announceLoaded() {
+        String version = AgentRuntime.class.getPackage().getImplementationVersion();
+        System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");
     }
 
     /**

@@ -87,6 +87,7 @@ public final class JTraceAgent {
                 // Nothing to trace yet: set up off the application's start-up path. Tracing that starts
                 // later (jcmd) waits for this through AgentRuntime.get().
                 // A named class, not a lambda: the JVM's first lambda costs milliseconds to bootstrap.
+                AgentRuntime.announceLoaded();
                 Thread init = new Thread(new Initializer(daemon), "jtrace-init");
                 init.setDaemon(true);
                 init.start();

@@ -13,8 +13,8 @@ import java.util.List;
 
 /**
  * {@code jtrace start|stop|flush|dump|status --pid <pid> ...}: controls the tracing sessions of a
- * running JVM through the Attach API and jtrace's MBean in it (loading the agent when it is not there),
- * and prints what the agent answered. Exit codes: {@link ExitCodes}.
+ * running JVM through the Attach API and jtrace's MBean in it (start loads the agent when it is not
+ * there; the others report that it is not), and prints what the agent answered. Exit codes: {@link ExitCodes}.
  */
 public final class ControlCommand {
     private final String verb;
@@ -32,7 +32,7 @@ public final class ControlCommand {
 
     public static String usage() {
         return String.join(System.lineSeparator(),
-                "Control a running JVM (loads the agent into it when needed):",
+                "Control a running JVM (start loads the agent into it when needed):",
                 "  jtrace start  --pid <pid> [options]            options as the agent's: duration=30s,file=x.pftrace,ring,...",
                 "  jtrace start  --pid <pid> --config <file.pbtxt> [--out <file>]   Perfetto text TraceConfig",
                 "  jtrace stop   --pid <pid> [--name <session>]   stop; prints the file and its bytes",
@@ -53,14 +53,15 @@ public final class ControlCommand {
             err.println("jtrace " + args[0] + ": " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        try (TargetJvm target = TargetJvm.attach(command.pid)) {
-            // Only start loads the agent: a command that asks about sessions must not add a tracer (its
-            // threads, its SMB, its MBean) to a JVM that had none, just to answer that there are none.
-            TracingMXBean tracing = command.verb.equals("start") ? target.tracing() : target.loadedTracing();
-            if (tracing == null) {
+        // Only start loads the agent: a command that asks about sessions must not add a tracer (its
+        // threads, its SMB, its MBean), nor a JMX agent, to a JVM that had none, just to answer that
+        // there are none.
+        boolean start = command.verb.equals("start");
+        try (TargetJvm target = start ? TargetJvm.attach(command.pid) : TargetJvm.attachIfLoaded(command.pid)) {
+            if (target == null) {
                 return command.notLoaded(out, err);
             }
-            for (String line : command.execute(tracing)) {
+            for (String line : command.execute(start ? target.tracing() : target.loadedTracing())) {
                 out.println(line);
             }
             return ExitCodes.OK;

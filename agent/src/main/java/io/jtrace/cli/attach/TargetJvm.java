@@ -38,7 +38,28 @@ public final class TargetJvm implements AutoCloseable {
     }
 
     static TargetJvm attach(long pid) throws UnreachableException {
+        return connect(pid, attachVm(pid));
+    }
+
+    /**
+     * The target if jtrace runs in it (its system property says so), else null: then nothing is started
+     * in it, not even its local JMX agent.
+     */
+    static TargetJvm attachIfLoaded(long pid) throws UnreachableException {
         VirtualMachine vm = attachVm(pid);
+        try {
+            if (vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY) == null) {
+                detach(vm);
+                return null;
+            }
+        } catch (IOException e) {
+            detach(vm);
+            throw new UnreachableException("cannot read the system properties of pid " + pid + ": " + e.getMessage());
+        }
+        return connect(pid, vm);
+    }
+
+    private static TargetJvm connect(long pid, VirtualMachine vm) throws UnreachableException {
         try {
             JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
             return new TargetJvm(vm, connector);
@@ -104,20 +125,17 @@ public final class TargetJvm implements AutoCloseable {
     }
 
     /**
-     * jtrace's control MBean in the target, or null if jtrace is not loaded there: never loads it. An
-     * agent that is loaded (its system property is set) but has not registered the MBean yet, as in the
-     * first moments of a JVM started with {@code -javaagent}, is waited for.
+     * jtrace's control MBean in a target found by {@link #attachIfLoaded}: never loads the agent. An agent
+     * that has set its system property but not registered the MBean yet, as in the first moments of a
+     * JVM started with {@code -javaagent}, is waited for.
      */
     TracingMXBean loadedTracing() throws UnreachableException {
         try {
             if (!server.isRegistered(TracingMBean.objectName())) {
-                if (vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY) == null) {
-                    return null;
-                }
                 awaitRegistration("jtrace is loaded in pid " + vm.id() + " but did not");
             }
         } catch (IOException e) {
-            throw new UnreachableException("cannot read pid " + vm.id() + "'s state: " + e.getMessage());
+            throw new UnreachableException("cannot reach jtrace in pid " + vm.id() + ": " + e.getMessage());
         }
         return proxy();
     }

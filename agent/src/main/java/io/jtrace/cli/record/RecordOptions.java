@@ -23,6 +23,8 @@ import java.util.Map;
 public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket, long readPeriodMillis,
                             long maxFileBytes, boolean verbose, boolean help) {
     static final long DEFAULT_READ_PERIOD_MS = 1000;
+    /** The trace buffer a recording gets without --buffer. */
+    static final String DEFAULT_BUFFER = "32m";
     /** The agent option each flag stands for: its error messages name the option, the user typed the flag. */
     private static final Map<String, String> FLAG_OF_OPTION = Map.of("duration", "--time", "buffer", "--buffer",
             "sources", "--sources", "categories", "--categories");
@@ -129,9 +131,9 @@ public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket,
         if (time != null) {
             options.append(",duration=").append(time);
         }
-        if (buffer != null) {
-            options.append(",buffer=").append(buffer);
-        }
+        // A recording's buffer is read out by this command, every second at most, not drained into a
+        // file by the service: it keeps the ring's larger default, not a streamed session's.
+        options.append(",buffer=").append(buffer != null ? buffer : DEFAULT_BUFFER);
         if (sources != null) {
             options.append(",sources=").append(sources);
         }

@@ -23,7 +23,7 @@ final class SummaryReport {
     static String text(SummaryCommand.Result r) {
         TraceSummary s = r.summary();
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%s: %,d bytes, %s%n", r.file(), r.bytes(), count(s.packets, "packet")));
+        b.append(String.format(Locale.ROOT, "%s: %s, %s%n", r.file(), count(r.bytes(), "byte"), count(s.packets, "packet")));
         if (r.damage() != null) {
             b.append("DAMAGED: ").append(r.damage()).append("; summarized up to there").append(NL);
         }
@@ -32,8 +32,8 @@ final class SummaryReport {
                 s.trackEvents, s.perfSamples));
         b.append(String.format(Locale.ROOT, "processes:    %,d%n", s.processes.size()));
         for (Map.Entry<Integer, TraceSummary.ProcessInfo> p : s.processes.entrySet()) {
-            b.append(String.format(Locale.ROOT, "  %-8d %s: %,d threads%n", p.getKey(),
-                    p.getValue().name.isEmpty() ? "?" : p.getValue().name, p.getValue().threads.size()));
+            b.append(String.format(Locale.ROOT, "  %-8d %s: %s%n", p.getKey(),
+                    p.getValue().name.isEmpty() ? "?" : p.getValue().name, count(p.getValue().threads.size(), "thread")));
         }
         b.append(String.format(Locale.ROOT, "threads:      %,d%n", s.threads()));
         List<String> seen = new ArrayList<>();
@@ -73,17 +73,17 @@ final class SummaryReport {
         } else {
             parts.add("service " + s.serviceLosses);
         }
-        parts.add(String.format(Locale.ROOT, "%,d packets after a drop (previous_packet_dropped)",
-                s.packetsWithPreviousPacketDropped));
+        parts.add(count(s.packetsWithPreviousPacketDropped, "packet") + " after a drop (previous_packet_dropped)");
         if (s.hasLostEventsCounter()) {
             parts.add(String.format(Locale.ROOT, "%,d track events lost by writers", s.lostTrackEvents()));
         }
         if (s.unparsablePackets > 0) {
-            parts.add(String.format(Locale.ROOT, "%,d packets that do not decode", s.unparsablePackets));
+            parts.add(count(s.unparsablePackets, "packet") + (s.unparsablePackets == 1 ? " that does" : " that do")
+                    + " not decode");
         }
         if (s.packetsWithoutIncrementalState > 0) {
-            parts.add(String.format(Locale.ROOT, "%,d packets trace_processor would skip for their lost incremental "
-                    + "state (left out above)", s.packetsWithoutIncrementalState));
+            parts.add(count(s.packetsWithoutIncrementalState, "packet") + " trace_processor would skip for their lost "
+                    + "incremental state (left out above)");
         }
         return String.join("; ", parts);
     }

@@ -331,6 +331,14 @@ class RecordCommandTest {
     }
 
     @Test
+    void aRecordingsBufferDefaultsTo32MibNotAStreamedAgentSessions8() {
+        assertEquals(32 * 1024, RecordOptions.parse(new String[] {"-o", "x.pftrace", "--time", "1s"}).config()
+                .getBuffers(0).getSizeKb());
+        assertEquals(4 * 1024, RecordOptions.parse(new String[] {"-o", "x.pftrace", "--buffer", "4m"}).config()
+                .getBuffers(0).getSizeKb());
+    }
+
+    @Test
     void anUnknownFlagIsAUsageErrorNamingIt() {
         assertEquals(2, command(socket -> { throw new AssertionError("no connection for a bad command line"); }, false)
                 .run(new String[] {"--time", "1s", "--frob", "-o", "x.pftrace"}));

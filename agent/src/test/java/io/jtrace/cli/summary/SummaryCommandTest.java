@@ -158,7 +158,7 @@ class SummaryCommandTest {
                 "tracks:       5 (4 track events, 0 CPU samples)",
                 "processes:    2",
                 "  42       app: 2 threads",
-                "  43       other: 1 threads",
+                "  43       other: 1 thread",
                 "threads:      3",
                 "data sources: jvm.gc (1 sequence, 3 packets), service (1 sequence, 4 packets), track_event (1 sequence, "
                         + "7 packets), unknown (2 sequences, 3 packets)",
@@ -167,7 +167,7 @@ class SummaryCommandTest {
                 "  left out: 1 timestamps on undefined sequence clocks, 0 clocks no snapshot relates to BOOTTIME",
                 "losses:       service lost: chunks_overwritten=3, chunks_discarded=5, trace_writer_packet_loss=2, "
                         + "abi_violations=1; 2 packets after a drop (previous_packet_dropped); 7 track events lost by writers; "
-                        + "1 packets trace_processor would skip for their lost incremental state (left out above)",
+                        + "1 packet trace_processor would skip for their lost incremental state (left out above)",
                 ""), out());
     }
 
@@ -230,7 +230,7 @@ class SummaryCommandTest {
         assertTrue(text.startsWith(file + ": " + String.format("%,d", Files.size(file)) + " bytes, 17 packets" + NL
                 + "DAMAGED: at byte " + badFrame + ": packet 3 does not decode ("), text);
         assertTrue(text.contains("sequences:    5" + NL), "the packets after it count: " + text);
-        assertTrue(text.contains("; 1 packets that do not decode;"), text);
+        assertTrue(text.contains("; 1 packet that does not decode;"), text);
         out.reset();
         assertEquals(0, run(file.toString(), "--json"), err());
         assertTrue(out().contains("\"undecodable_packets\":1,"), out());
