@@ -1,5 +1,6 @@
 package io.jtrace.service;
 
+import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.ChunkSnapshot;
 import io.jtrace.shm.abi.ChunkHeader;
@@ -8,6 +9,7 @@ import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.CommitRequest;
+import java.io.UncheckedIOException;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -40,18 +42,18 @@ final class ChunkMover {
     private final ChunkSnapshot snapshot = new ChunkSnapshot();
 
     private final SequenceRegistry sequences;
-    /** Writes a file session's readable chunks into its file, making room in its buffer. */
-    private final Consumer<TracingSession> drainIntoFile;
+    /** The files of sessions that stream into one. */
+    private final StreamedFiles files;
     /** Asks a session's data sources to clear their incremental state (its rings turned; see RingTurnover). */
     private final Consumer<TracingSession> clearIncrementalState;
 
     ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
-               SequenceRegistry sequences, Consumer<TracingSession> drainIntoFile,
+               SequenceRegistry sequences, StreamedFiles files,
                Consumer<TracingSession> clearIncrementalState) {
         this.buffers = buffers;
         this.bufferOwners = bufferOwners;
         this.sequences = sequences;
-        this.drainIntoFile = drainIntoFile;
+        this.files = files;
         this.clearIncrementalState = clearIncrementalState;
     }
 
@@ -119,13 +121,42 @@ final class ChunkMover {
                 int writerId = ChunkHeader.writerId(abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk)));
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
-            // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-            stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+            stored = payloadEnd >= 0 && readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd,
+                    stampedSequenceId);
+            if (!stored) {
+                // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
+                stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+            }
         }
         abi.releaseChunkAsFree(page, chunk);
         if (stored && owner.ringTurnover != null && owner.ringTurnover.stored(layout.chunkSize(abi.pageSize()))) {
             clearIncrementalState.accept(owner);
         }
+    }
+
+    /**
+     * A trusted writer's chunk, of a session that streams into a file, read straight into that file when
+     * nothing of its sequence waits in the buffer ({@link TraceBuffer#readThrough}). Returns whether it
+     * was (false: store it). A file that fails stops its session, as at a drain, with the chunk read.
+     */
+    private boolean readThrough(ProducerState producer, TracingSession owner, TraceBuffer buffer, SharedMemoryAbi abi,
+                                int page, PageLayout layout, int chunk, int payloadEnd, int stampedSequenceId) {
+        PacketSink file = files.writableFile(owner);
+        if (file == null) {
+            return false;
+        }
+        boolean read;
+        try {
+            read = buffer.readThrough(producer.id, abi, page, layout, chunk, payloadEnd, stampedSequenceId, sequences,
+                    file);
+        } catch (UncheckedIOException e) {
+            files.failed(owner, e);
+            return true;
+        }
+        if (read) {
+            files.wrote(owner);
+        }
+        return read;
     }
 
     /**
@@ -141,7 +172,7 @@ final class ChunkMover {
                 // request go in first, or the drain could not free that sequence's chunks.
                 applyPatchesOfStoredChunks(producer, request);
             }
-            drainIntoFile.accept(owner);
+            files.drainIntoFile(owner);
         }
     }
 

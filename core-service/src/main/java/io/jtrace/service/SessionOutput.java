@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * consumer's sink, or (write_into_file) into the session's file, in steps while it traces and a last
  * time when it ends. Service thread only.
  */
-final class SessionOutput {
+final class SessionOutput implements StreamedFiles {
     // Logs as TracingService: the agent prints the short logger name, and that is the name users know.
     private static final Logger LOG = LoggerFactory.getLogger(TracingService.class);
 
@@ -137,12 +137,13 @@ final class SessionOutput {
      * buffers are written behind this thread; the rest becomes visible at the next period. Making it
      * visible at every drain would have this thread write every partial buffer itself, and wait for it.
      */
-    void drainIntoFile(TracingSession session) {
+    @Override
+    public void drainIntoFile(TracingSession session) {
         write(session, false);
     }
 
     private void write(TracingSession session, boolean makeVisible) {
-        if (session.file == null || session.state == TracingSession.State.DISABLED || session.fileWritesStopped) {
+        if (writableFile(session) == null) {
             return;
         }
         try {
@@ -151,12 +152,20 @@ final class SessionOutput {
                 session.file.flush();
             }
         } catch (UncheckedIOException | IOException e) {
-            LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
-                    session.config.getOutputPath(), e);
-            session.fileWritesStopped = true;
-            stopSession.accept(session);
+            failed(session, e);
             return;
         }
+        wrote(session);
+    }
+
+    @Override
+    public PacketSink writableFile(TracingSession session) {
+        return session.file == null || session.state == TracingSession.State.DISABLED || session.fileWritesStopped
+                ? null : session.file;
+    }
+
+    @Override
+    public void wrote(TracingSession session) {
         long max = session.config.getMaxFileSizeBytes();
         if (max > 0 && session.file.bytes() >= max) {
             LOG.warn("jtrace: session {}: {} reached max_file_size_bytes ({}); stopping the session", session.id,
@@ -164,6 +173,18 @@ final class SessionOutput {
             session.fileWritesStopped = true;
             stopSession.accept(session);
         }
+    }
+
+    @Override
+    public void failed(TracingSession session, UncheckedIOException e) {
+        failed(session, (Exception) e);
+    }
+
+    private void failed(TracingSession session, Exception e) {
+        LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
+                session.config.getOutputPath(), e);
+        session.fileWritesStopped = true;
+        stopSession.accept(session);
     }
 
     /** The last read into the file, then close it. Returns an error message, or null. */

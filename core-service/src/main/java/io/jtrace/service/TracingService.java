@@ -7,6 +7,7 @@ import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.status.DumpResult;
 import io.jtrace.service.status.ServiceStatus;
 import io.jtrace.shm.writer.CommitRequest;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,7 +49,7 @@ public final class TracingService implements AutoCloseable {
     private final long defaultFlushTimeoutMillis;
 
     public TracingService(ServiceConfig config) {
-        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::drainIntoFile,
+        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, new OutputOnceBuilt(),
                 this::clearIncrementalState);
         ServicePackets servicePackets = new ServicePackets(ProcessIdentity.pid(), ProcessIdentity.uid());
         this.stats = new TraceStatsBuilder(producers, sessions, buffers, sequences, chunkMover);
@@ -151,8 +152,27 @@ public final class TracingService implements AutoCloseable {
     }
 
     /** How the chunk mover makes room in a file session's buffer: the output is built after the mover. */
-    private void drainIntoFile(TracingSession session) {
-        output.drainIntoFile(session);
+    /** The chunk mover's view of the session files: the output is built after it. */
+    private final class OutputOnceBuilt implements StreamedFiles {
+        @Override
+        public void drainIntoFile(TracingSession session) {
+            output.drainIntoFile(session);
+        }
+
+        @Override
+        public PacketSink writableFile(TracingSession session) {
+            return output.writableFile(session);
+        }
+
+        @Override
+        public void wrote(TracingSession session) {
+            output.wrote(session);
+        }
+
+        @Override
+        public void failed(TracingSession session, UncheckedIOException e) {
+            output.failed(session, e);
+        }
     }
 
     /** How the chunk mover has a session's data sources clear their state: the instances are built after it. */

@@ -24,6 +24,8 @@ public final class BufferCounters {
     long packetsWithoutIncrementalState;
     /** Chunks whose packets after the first went out on their writer's hints, without a walk (not in TraceStats). */
     long chunksReadOnHints;
+    /** Chunks read straight from the SMB into a file, never stored ({@link ReadThrough}); also in chunksWritten and chunksRead. */
+    long chunksReadThrough;
 
     void copyFrom(BufferCounters o) {
         bytesWritten = o.bytesWritten;
@@ -94,6 +96,10 @@ public final class BufferCounters {
 
     public long chunksReadOnHints() {
         return chunksReadOnHints;
+    }
+
+    public long chunksReadThrough() {
+        return chunksReadThrough;
     }
 
     /**

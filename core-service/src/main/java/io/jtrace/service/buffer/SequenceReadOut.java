@@ -42,12 +42,7 @@ final class SequenceReadOut {
             if (!sessionEnded && !partial && (!chunk.complete || needsPatching(chunk) || !inOrder)) {
                 break;
             }
-            if (seq.nextOrdinal < 0 && trusted && chunk.chunkId == 0) {
-                // A trusted writer (this process's) opens its sequence in its chunk 0, with a clear when it
-                // has incremental state: read from there, the sequence lacks nothing, and its packets keep
-                // the read-out's fast path. Any other sequence waits for a clear, as trace_processor does.
-                seq.awaitingIncrementalState = false;
-            }
+            openedAtChunkZero(seq, chunk, trusted);
             if (seq.partialOrdinal == chunk.ordinal) {
                 chunk.readPos = seq.partialPos;
                 chunk.readPackets = seq.partialPackets;
@@ -72,6 +67,33 @@ final class SequenceReadOut {
             counters.chunksRead++;
         }
         return delivered;
+    }
+
+    /**
+     * Reads {@code chunk}, held in {@code data} (not the ring): the next chunk of {@code seq}, complete,
+     * with nothing of the sequence before it waiting to be read and no loss to report first (see
+     * {@link TraceBuffer#readThrough}). Returns the number of packets delivered.
+     */
+    long readNext(byte[] data, ChunkRecord chunk, SequenceState seq, SequenceIdentity identity, PacketSink sink) {
+        int producerId = seq.key.producerId();
+        boolean trusted = identity.trusted(producerId);
+        openedAtChunkZero(seq, chunk, trusted);
+        long delivered = packets.read(data, chunk, seq, TraceBuffer.sequenceIdOf(seq, identity),
+                identity.pid(producerId), identity.uid(producerId), trusted, sink);
+        seq.nextOrdinal = chunk.ordinal + 1;
+        counters.chunksRead++;
+        return delivered;
+    }
+
+    /**
+     * A trusted writer (this process's) opens its sequence in its chunk 0, with a clear when it has
+     * incremental state: read from there, the sequence lacks nothing, and its packets keep the read-out's
+     * fast path. Any other sequence waits for a clear, as trace_processor does.
+     */
+    private static void openedAtChunkZero(SequenceState seq, ChunkRecord chunk, boolean trusted) {
+        if (seq.nextOrdinal < 0 && trusted && chunk.chunkId == 0) {
+            seq.awaitingIncrementalState = false;
+        }
     }
 
     static boolean needsPatching(ChunkRecord chunk) {

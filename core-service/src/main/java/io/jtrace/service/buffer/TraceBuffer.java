@@ -62,6 +62,7 @@ public final class TraceBuffer {
     private ChunkRecord freeRecords;
     private SequenceState lastSequence;
     private final SequenceReadOut readOut = new SequenceReadOut(counters);
+    private final ReadThrough readThrough = new ReadThrough(counters, readOut);
 
     public TraceBuffer(long capacityBytes, Policy policy) {
         if (capacityBytes <= 0 || capacityBytes > MAX_CAPACITY) {
@@ -176,6 +177,18 @@ public final class TraceBuffer {
             record.stampedSequenceId = stampedSequenceId;
         }
         return record != null;
+    }
+
+    /**
+     * Of a session that streams into a file: reads a trusted writer's complete chunk straight from the
+     * SMB into {@code file}, without storing it, when nothing of its sequence waits here (see
+     * {@link ReadThrough}). Returns false, having read nothing, when the chunk must be stored instead
+     * ({@link #copyChunk}). The caller owns the chunk, as for {@link #copyChunk}.
+     */
+    public boolean readThrough(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
+                               int payloadEnd, int stampedSequenceId, SequenceIdentity identity, PacketSink file) {
+        return readThrough.read(this, producerId, abi, page, layout, index, payloadEnd, stampedSequenceId, identity,
+                file);
     }
 
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)} from an array. */
@@ -298,7 +311,7 @@ public final class TraceBuffer {
         return seq.sequenceId;
     }
 
-    private SequenceState sequence(int producerId, int writerId) {
+    SequenceState sequence(int producerId, int writerId) {
         // Consecutive chunks often come from the same writer: skip the map then.
         SequenceState last = lastSequence;
         if (last != null && last.key.producerId() == producerId && last.key.writerId() == writerId) {
@@ -431,7 +444,7 @@ public final class TraceBuffer {
     }
 
     /** Chunk ids increase by one per chunk and wrap at 2^32: place {@code chunkId} relative to the newest seen. */
-    private static long ordinalOf(SequenceState seq, int chunkId) {
+    static long ordinalOf(SequenceState seq, int chunkId) {
         if (!seq.anyChunk) {
             return Integer.toUnsignedLong(chunkId) + (1L << 32);
         }

@@ -1,0 +1,75 @@
+package io.jtrace.service.buffer;
+
+import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+
+/**
+ * A trusted writer's complete chunk read straight from the SMB into a streaming session's file,
+ * without being stored in the ring, when nothing of its sequence waits there: its packets then cross
+ * memory twice (into a small array this thread keeps in its cache, then into the file's buffer) instead
+ * of four times (into the ring, whose write position is cold, and out of it), and the ring keeps no
+ * record of them. The chunk must be next in its sequence and carry its writer's hints (whole,
+ * file-framed packets, no drop marker, nothing continued from or onto another chunk, no patch due); the
+ * sequence must hold no chunk, fragment, partial read or known loss in the buffer. Anything else is
+ * stored and read out as before, so the ring's rules (order, gaps, losses, patches) stay in one place.
+ * A chunk read through counts as written and read. Service thread only, like its buffer.
+ */
+final class ReadThrough {
+    /** Chunk flags that keep a chunk out: its packets need the ring's bookkeeping. */
+    private static final int NEEDS_THE_RING = ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV
+            | ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT | ChunkHeader.FLAG_NEEDS_PATCHING;
+
+    private final BufferCounters counters;
+    private final SequenceReadOut readOut;
+    /** The copy of the chunk being read, and its record (never in the ring). */
+    private byte[] copy = new byte[0];
+    private final ChunkRecord record = new ChunkRecord();
+
+    ReadThrough(BufferCounters counters, SequenceReadOut readOut) {
+        this.counters = counters;
+        this.readOut = readOut;
+    }
+
+    /** See {@link TraceBuffer#readThrough}. */
+    boolean read(TraceBuffer buffer, int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
+                 int payloadEnd, int stampedSequenceId, SequenceIdentity identity, PacketSink file) {
+        int offset = abi.chunkOffset(page, layout, index);
+        int writerAndPackets = abi.readWriterAndPackets(offset);
+        int writerId = ChunkHeader.writerId(writerAndPackets);
+        int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
+        int flags = ChunkHeader.flags(packetsWord);
+        int payloadBytes = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
+        if (payloadEnd < 0 || payloadEnd > payloadBytes || stampedSequenceId <= 0 || writerId <= 0
+                || writerId > ChunkHeader.MAX_WRITER_ID || (flags & ChunkHeader.FLAG_FILE_FRAMED) == 0
+                || (flags & NEEDS_THE_RING) != 0 || !identity.trusted(producerId)) {
+            return false;
+        }
+        SequenceState seq = buffer.sequence(producerId, writerId);
+        int chunkId = abi.readChunkId(offset);
+        long ordinal = TraceBuffer.ordinalOf(seq, chunkId);
+        if (!seq.chunks.isEmpty() || (seq.nextOrdinal >= 0 && ordinal != seq.nextOrdinal) || seq.partialOrdinal >= 0
+                || seq.pendingFragment != null || seq.lostRunFrom >= 0 || !seq.lostOrdinals.isEmpty()) {
+            return false;
+        }
+        if (!seq.anyChunk || ordinal > seq.maxOrdinal) {
+            seq.anyChunk = true;
+            seq.maxOrdinal = ordinal;
+            seq.maxChunkId = chunkId;
+        }
+        if (copy.length < payloadEnd) {
+            copy = new byte[payloadBytes];
+        }
+        abi.smb().buffer().get(offset + ChunkHeader.SIZE, copy, 0, payloadEnd);
+        record.init(seq, chunkId, ordinal, -1, 0, payloadEnd);
+        record.header(packetsWord, true);
+        record.payloadEnd = payloadEnd;
+        record.stampedSequenceId = stampedSequenceId;
+        counters.chunksReadThrough++;
+        counters.chunksWritten++;
+        counters.bytesWritten += payloadEnd;
+        counters.bytesRead += payloadEnd;
+        readOut.readNext(copy, record, seq, identity, file);
+        return true;
+    }
+}
