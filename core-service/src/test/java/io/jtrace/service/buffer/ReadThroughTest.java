@@ -13,19 +13,14 @@ import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
-import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.ChunkArbiter;
-import io.jtrace.shm.writer.ChunkCommitter;
 import io.jtrace.shm.writer.CommitRequest;
-import io.jtrace.shm.writer.CommitSink;
 import io.jtrace.shm.writer.TraceWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,9 +38,8 @@ class ReadThroughTest {
     @TempDir
     Path dir;
 
-    private final LinkedBlockingQueue<CommitRequest> requests = new LinkedBlockingQueue<>();
+    private WriterRig rig;
     private SharedMemoryAbi abi;
-    private ChunkCommitter committer;
     private ChunkArbiter arbiter;
 
     /** A committed chunk as the service gets it: its slot and its writer's hints. */
@@ -57,23 +51,14 @@ class ReadThroughTest {
 
     @BeforeEach
     void smb() throws IOException {
-        abi = new SharedMemoryAbi(SharedMemoryBuffer.create(dir, 512 * 1024, 4096));
-        committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
-            @Override
-            public void commit(CommitRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void flushComplete(long requestId) {}
-        }, 5, "read-through-commit");
-        arbiter = new ChunkArbiter(abi, committer);
-        committer.start();
+        rig = new WriterRig(dir, 512 * 1024, "read-through-commit");
+        abi = rig.abi;
+        arbiter = rig.arbiter;
     }
 
     @AfterEach
     void close() {
-        committer.close();
+        rig.close();
     }
 
     /** Writes packets named {@code names} in order, flushes, and returns the chunks committed, taken for reading. */
@@ -94,8 +79,7 @@ class ReadThroughTest {
         List<Committed> chunks = new ArrayList<>();
         long packets = 0;
         while (packets < names.size()) {
-            CommitRequest r = requests.poll(30, TimeUnit.SECONDS);
-            assertTrue(r != null, "the commit thread committed the writer's chunks");
+            CommitRequest r = rig.nextRequest();
             for (int i = 0; i < r.size(); i++) {
                 assertTrue(abi.tryAcquireChunkForReading(r.page(i), r.chunk(i)));
                 Committed c = new Committed(r.page(i), r.chunk(i), r.payloadEnd(i), r.sequenceId(i));
@@ -127,6 +111,16 @@ class ReadThroughTest {
         return through;
     }
 
+    /** {@link #move}s each chunk in order; returns which were read through. */
+    private List<Boolean> moveAll(TraceBuffer buffer, List<Committed> chunks, SequenceIdentity identity,
+                                  TraceFileWriter file) {
+        List<Boolean> through = new ArrayList<>();
+        for (Committed c : chunks) {
+            through.add(move(buffer, c, identity, file));
+        }
+        return through;
+    }
+
     private static List<String> numbered(String prefix, int count) {
         List<String> names = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -153,9 +147,7 @@ class ReadThroughTest {
         Path file = dir.resolve("through.pftrace");
 
         try (TraceFileWriter out = new TraceFileWriter(file)) {
-            for (Committed c : chunks) {
-                assertTrue(move(buffer, c, identity, out), "chunk " + c + " read through");
-            }
+            assertTrue(moveAll(buffer, chunks, identity, out).stream().allMatch(t -> t), "every chunk read through");
             assertEquals(0, buffer.used(), "the ring holds nothing");
             buffer.readAll(identity, out, true);
         }
@@ -183,18 +175,13 @@ class ReadThroughTest {
         TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
         SequenceIdentity identity = trustedWithTheWritersId(w);
         Path file = dir.resolve("mixed.pftrace");
-        List<Boolean> through = new ArrayList<>();
+        List<Boolean> through;
 
         try (TraceFileWriter out = new TraceFileWriter(file)) {
-            for (Committed c : chunks) {
-                through.add(move(buffer, c, identity, out));
-            }
+            through = new ArrayList<>(moveAll(buffer, chunks, identity, out));
             buffer.readAll(identity, out, false);
             // Read out, the sequence waits for nothing: its next chunk goes straight through again.
-            List<Committed> more = written(w, numbered("c", 300));
-            for (Committed c : more) {
-                through.add(move(buffer, c, identity, out));
-            }
+            through.addAll(moveAll(buffer, written(w, numbered("c", 300)), identity, out));
             buffer.readAll(identity, out, true);
         }
 
@@ -219,12 +206,10 @@ class ReadThroughTest {
         TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
         SequenceIdentity identity = trustedWithTheWritersId(w);
         Path file = dir.resolve("first-in-ring.pftrace");
-        List<Boolean> through = new ArrayList<>();
+        List<Boolean> through;
 
         try (TraceFileWriter out = new TraceFileWriter(file)) {
-            for (Committed c : chunks) {
-                through.add(move(buffer, c, identity, out));
-            }
+            through = moveAll(buffer, chunks, identity, out);
             buffer.readAll(identity, out, true);
         }
 

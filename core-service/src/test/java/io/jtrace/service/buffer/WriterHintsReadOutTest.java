@@ -11,20 +11,15 @@ import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.SharedMemoryAbi;
-import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.writer.ChunkArbiter;
-import io.jtrace.shm.writer.ChunkCommitter;
 import io.jtrace.shm.writer.CommitRequest;
-import io.jtrace.shm.writer.CommitSink;
 import io.jtrace.shm.writer.TraceWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,30 +37,20 @@ class WriterHintsReadOutTest {
     @TempDir
     Path dir;
 
-    private final LinkedBlockingQueue<CommitRequest> requests = new LinkedBlockingQueue<>();
+    private WriterRig rig;
     private SharedMemoryAbi abi;
-    private ChunkCommitter committer;
     private ChunkArbiter arbiter;
 
     @BeforeEach
     void smb() throws IOException {
-        abi = new SharedMemoryAbi(SharedMemoryBuffer.create(dir, 256 * 1024, 4096));
-        committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
-            @Override
-            public void commit(CommitRequest request) {
-                requests.add(request);
-            }
-
-            @Override
-            public void flushComplete(long requestId) {}
-        }, 5, "hints-commit");
-        arbiter = new ChunkArbiter(abi, committer);
-        committer.start();
+        rig = new WriterRig(dir, 256 * 1024, "hints-commit");
+        abi = rig.abi;
+        arbiter = rig.arbiter;
     }
 
     @AfterEach
     void close() {
-        committer.close();
+        rig.close();
     }
 
     /** Writes {@code count} packets (a few chunks' worth), flushes, and moves the chunks as the service does. */
@@ -81,8 +66,7 @@ class WriterHintsReadOutTest {
         int chunks = 0;
         long packets = 0;
         while (packets < count) {
-            CommitRequest r = requests.poll(30, TimeUnit.SECONDS);
-            assertTrue(r != null, "the commit thread committed the writer's chunks");
+            CommitRequest r = rig.nextRequest();
             for (int i = 0; i < r.size(); i++) {
                 int page = r.page(i);
                 assertTrue(abi.tryAcquireChunkForReading(page, r.chunk(i)));
