@@ -46,6 +46,8 @@ public final class BufferCounters {
         writerPacketLoss = o.writerPacketLoss;
         trustedFieldViolations = o.trustedFieldViolations;
         packetsWithoutIncrementalState = o.packetsWithoutIncrementalState;
+        chunksReadOnHints = o.chunksReadOnHints;
+        chunksReadThrough = o.chunksReadThrough;
     }
 
     public long bytesOverwritten() {

@@ -65,11 +65,13 @@ final class ReadThrough {
         record.header(packetsWord, true);
         record.payloadEnd = payloadEnd;
         record.stampedSequenceId = stampedSequenceId;
-        counters.chunksReadThrough++;
+        // Counted as the ring counts a complete chunk, its whole payload, once it is read: a file that
+        // fails half-way (the session then stops) leaves a chunk written and not read, as the ring would.
         counters.chunksWritten++;
-        counters.bytesWritten += payloadEnd;
-        counters.bytesRead += payloadEnd;
+        counters.bytesWritten += payloadBytes;
         readOut.readNext(copy, record, seq, identity, file);
+        counters.bytesRead += payloadBytes;
+        counters.chunksReadThrough++;
         return true;
     }
 }
