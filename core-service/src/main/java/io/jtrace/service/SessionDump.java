@@ -51,8 +51,12 @@ final class SessionDump {
         this.stats = stats;
     }
 
-    /** Service thread: copies what the dump needs. Fails for sessions that stream into a file or have stopped. */
-    Prepared prepare(TracingSession session, Path file) {
+    /**
+     * Fails for a session that cannot be dumped: one that streams into a file or has stopped. Checked
+     * before the dump flushes and scrapes anything: a scrape's copy of a complete chunk, read into the
+     * file before that chunk's commit arrives, would make the commit look late and be discarded as lost.
+     */
+    static void checkDumpable(TracingSession session) {
         if (session.config.getWriteIntoFile()) {
             throw new IllegalStateException("session " + session.id + " streams into " + session.config.getOutputPath()
                     + "; that file already has its trace (flush, then read it)");
@@ -60,6 +64,11 @@ final class SessionDump {
         if (session.state == TracingSession.State.DISABLED) {
             throw new IllegalStateException("session " + session.id + " has stopped; its trace is written at its end");
         }
+    }
+
+    /** Service thread: copies what the dump needs ({@link #checkDumpable} first). */
+    Prepared prepare(TracingSession session, Path file) {
+        checkDumpable(session);
         List<TraceBuffer> copies = new ArrayList<>();
         Map<Integer, int[]> producers = new HashMap<>();
         for (int bufferId : session.bufferIds) {

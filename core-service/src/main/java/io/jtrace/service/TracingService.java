@@ -112,10 +112,15 @@ public final class TracingService implements AutoCloseable {
      * The service thread only copies; the file is written on a thread of the dump's own.
      */
     public CompletableFuture<DumpResult> dump(long sessionId, Path file) {
-        return thread.call(() -> lifecycle.flush(session(sessionId), defaultFlushTimeoutMillis))
+        return thread.call(() -> {
+            TracingSession session = session(sessionId);
+            SessionDump.checkDumpable(session);
+            return lifecycle.flush(session, defaultFlushTimeoutMillis);
+        })
                 .thenCompose(f -> f)
                 .thenCompose(flushed -> thread.call(() -> {
                     TracingSession session = session(sessionId);
+                    SessionDump.checkDumpable(session);
                     // Threads that went quiet hold their last packets in chunks no flush can reach: copy
                     // those as the end of a session does. Their later commit replaces the copy.
                     producerRegistry.scrape(session);

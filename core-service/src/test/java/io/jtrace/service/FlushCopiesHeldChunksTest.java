@@ -2,6 +2,7 @@ package io.jtrace.service;
 
 import static io.jtrace.service.ServiceTesting.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.protos.DataSourceConfig;
@@ -23,6 +24,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -73,6 +76,22 @@ class FlushCopiesHeldChunksTest {
     }
 
     @Test
+    void aRefusedDumpOfASessionThatStreamsIntoAFileCopiesNothingAFlushCouldReadBeforeTheCommit() throws Exception {
+        Streaming s = streaming(64, true);
+        writeChunk(s.abi, 0, QUIET, 0, 0, 5, ChunkState.COMPLETE, 0);
+        long session = await(s.service.status()).sessions().get(0).id();
+        ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> s.service.dump(session, dir.resolve("dump.pftrace")).get(30, TimeUnit.SECONDS));
+        assertTrue(refused.getCause() instanceof IllegalStateException, refused.toString());
+
+        await(s.consumer.flush(5000));
+        commit(s, 0);
+        await(s.consumer.disableTracing());
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), inFile(s.file, QUIET), "its commit brought it, once");
+        assertEquals(0, lastStats(s.file).getChunksDiscarded(), "no copy read before the commit made it look late");
+    }
+
+    @Test
     void anotherProcesssHeldChunkIsLeftToTheEndOfTheSession() throws Exception {
         Streaming s = streaming(64, false);
         writeChunk(s.abi, 0, QUIET, 0, 0, 5, ChunkState.BEING_WRITTEN, 0);
@@ -114,7 +133,7 @@ class FlushCopiesHeldChunksTest {
     }
 
     private record Streaming(Path file, HostileProducer producer, ConsumerEndpoint consumer, int target,
-                             SharedMemoryAbi abi) {}
+                             SharedMemoryAbi abi, TracingService service) {}
 
     /** A session streaming into a file, with one producer (in-process when {@code trusted}) and its two writers. */
     private Streaming streaming(int bufferKb, boolean trusted) throws Exception {
@@ -131,7 +150,7 @@ class FlushCopiesHeldChunksTest {
         int target = await(producer.started).getTargetBuffer();
         producer.endpoint.registerTraceWriter(QUIET, target);
         producer.endpoint.registerTraceWriter(OTHER, target);
-        return new Streaming(file, producer, consumer, target, new SharedMemoryAbi(producer.smb));
+        return new Streaming(file, producer, consumer, target, new SharedMemoryAbi(producer.smb), service);
     }
 
     private static void commit(Streaming s, int... pages) {
