@@ -51,7 +51,7 @@ import java.util.Set;
 public record AgentOptions(boolean start, long durationMillis, Path file, long bufferBytes, List<String> sources,
                            List<String> categories, String logLevel, String name, boolean ring, Path config,
                            long threadsPeriodMillis, long memoryPeriodMillis, List<String> jmxAttributes,
-                           long jmxPeriodMillis, String jfr, DaemonSocket socket) {
+                           long jmxPeriodMillis, String jfr, DaemonSocket socket, boolean bufferGiven) {
 
     /** A ring session's buffer: the whole trace it can keep. */
     public static final long DEFAULT_RING_BUFFER_BYTES = 32L * 1024 * 1024;
@@ -206,7 +206,8 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             sources = List.copyOf(withJfr);
         }
         return new AgentOptions(start, duration, file, buffer, sources, categories, log, name, ring, config,
-                threadsPeriod, memoryPeriod, jmx, jmxPeriod, jfr == null ? JfrSettings.DEFAULT : jfr, socket);
+                threadsPeriod, memoryPeriod, jmx, jmxPeriod, jfr == null ? JfrSettings.DEFAULT : jfr, socket,
+                given.contains("buffer"));
     }
 
     /** A sampling period: a duration of at least 10 ms. */

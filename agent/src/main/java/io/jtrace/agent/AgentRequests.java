@@ -68,19 +68,25 @@ final class AgentRequests implements SessionRegistry.RequestParser {
     }
 
     static TraceConfig traceConfig(AgentOptions options) {
-        return OptionsTraceConfig.of(options, bufferBytes(options.bufferBytes(), Runtime.getRuntime().maxMemory()));
+        return OptionsTraceConfig.of(options, bufferBytes(options.bufferBytes(), options.bufferGiven(),
+                Runtime.getRuntime().maxMemory()));
     }
 
     /**
      * The trace buffer lives on the host's heap: never more than an eighth of it, so tracing cannot
-     * push the application into OutOfMemoryError.
+     * push the application into OutOfMemoryError. Cutting a buffer the user asked for is worth a
+     * warning; cutting the default on a small heap is not (the session's status shows its size).
      */
-    static long bufferBytes(long requested, long maxHeap) {
+    static long bufferBytes(long requested, boolean given, long maxHeap) {
         long cap = Math.max(64 * 1024, maxHeap / 8);
         if (requested > cap) {
-            LoggerFactory.getLogger(AgentRuntime.class).warn(
-                    "jtrace: buffer of {} bytes is more than an eighth of the heap ({} bytes); using {} bytes",
-                    requested, maxHeap, cap);
+            String message = "jtrace: a trace buffer of {} bytes would be more than an eighth of the heap ({} bytes); "
+                    + "using {} bytes";
+            if (given) {
+                LoggerFactory.getLogger(AgentRuntime.class).warn(message, requested, maxHeap, cap);
+            } else {
+                LoggerFactory.getLogger(AgentRuntime.class).debug(message, requested, maxHeap, cap);
+            }
             return cap;
         }
         return requested;

@@ -138,9 +138,9 @@ class AgentOptionsTest {
 
     @Test
     void theBufferNeverTakesMoreThanAnEighthOfTheHeap() {
-        assertEquals(32L << 20, AgentRequests.bufferBytes(32L << 20, 1L << 30));
-        assertEquals(8L << 20, AgentRequests.bufferBytes(32L << 20, 64L << 20));
-        assertEquals(64 * 1024, AgentRequests.bufferBytes(1L << 20, 100_000));
+        assertEquals(32L << 20, AgentRequests.bufferBytes(32L << 20, true, 1L << 30));
+        assertEquals(8L << 20, AgentRequests.bufferBytes(32L << 20, true, 64L << 20));
+        assertEquals(64 * 1024, AgentRequests.bufferBytes(1L << 20, false, 100_000));
     }
 
     @Test

@@ -114,11 +114,18 @@ public final class TextTraceConfig {
             throw new IllegalArgumentException("trace config sets " + (unsupported.size() == 1 ? "a field" : "fields")
                     + " jtrace does not implement: " + String.join(", ", unsupported));
         }
+        if (config.getBuffersCount() == 0) {
+            throw new IllegalArgumentException("the trace config has no buffers: add at least one `buffers { size_kb: N }`");
+        }
         for (int i = 0; i < config.getBuffersCount(); i++) {
+            if (!config.getBuffers(i).hasSizeKb()) {
+                throw new IllegalArgumentException("trace config buffers[" + i + "] has no size_kb (at least "
+                        + MIN_BUFFER_KB + ")");
+            }
             int sizeKb = config.getBuffers(i).getSizeKb();
             if (sizeKb < MIN_BUFFER_KB) {
                 throw new IllegalArgumentException("trace config buffers[" + i + "].size_kb is " + sizeKb
-                        + ": the smallest trace buffer is " + MIN_BUFFER_KB + " (KiB), as for the agent's buffer= option");
+                        + ": the smallest trace buffer is " + MIN_BUFFER_KB + " KiB");
             }
         }
         return config;

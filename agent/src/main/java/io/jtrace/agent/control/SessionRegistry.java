@@ -118,6 +118,7 @@ public final class SessionRegistry implements TracingControl {
             file = request.file() != null ? request.file() : defaultFile(name);
             String writer = filesTaken.get(key(file));
             if (writer != null) {
+                giveBackNumber(request, name);
                 throw new IllegalArgumentException("session '" + writer + "' already writes " + file
                         + "; give this one another file");
             }
@@ -132,6 +133,7 @@ public final class SessionRegistry implements TracingControl {
             session = AgentSession.start(service, name, request.mode(), file, request.config());
         } catch (ExecutionException e) {
             release(name, file);
+            giveBackNumber(request, name);
             throw startFailure(e.getCause());
         } catch (TimeoutException e) {
             release(name, file);
@@ -142,6 +144,7 @@ public final class SessionRegistry implements TracingControl {
             throw new IllegalStateException("interrupted while starting session '" + name + "'");
         } catch (Exception e) {
             release(name, file);
+            giveBackNumber(request, name);
             throw startFailure(e);
         }
         synchronized (this) {
@@ -186,6 +189,16 @@ public final class SessionRegistry implements TracingControl {
         }
         LoggerFactory.getLogger(SessionRegistry.class).error("jtrace: starting a session failed", cause);
         return new IllegalStateException("starting the session failed: " + cause);
+    }
+
+    /**
+     * A start that was refused does not use up the number in its generated name: the next session gets
+     * it. (Not after a start that timed out: that session may still come up under its name.)
+     */
+    private synchronized void giveBackNumber(SessionRequest request, String name) {
+        if (request.name() == null && name.equals("session-" + (nextNumber - 1))) {
+            nextNumber--;
+        }
     }
 
     private String nextName() {

@@ -15,12 +15,12 @@ public final class ListCommand {
 
     public static int run(PrintStream out, PrintStream err) {
         long self = ProcessHandle.current().pid();
-        out.printf("%-8s %-14s %s%n", "PID", "JTRACE", "MAIN");
+        out.printf("%-8s %-24s %s%n", "PID", "JTRACE", "MAIN");
         for (VirtualMachineDescriptor d : VirtualMachine.list()) {
             if (d.id().equals(String.valueOf(self))) {
                 continue;
             }
-            out.printf("%-8s %-14s %s%n", d.id(), jtraceState(d), d.displayName().isEmpty() ? "?" : d.displayName());
+            out.printf("%-8s %-24s %s%n", d.id(), jtraceState(d), d.displayName().isEmpty() ? "?" : d.displayName());
         }
         return ExitCodes.OK;
     }

@@ -28,8 +28,8 @@ final class SummaryReport {
             b.append("DAMAGED: ").append(r.damage()).append("; summarized up to there").append(NL);
         }
         b.append(String.format(Locale.ROOT, "sequences:    %,d%n", s.sequences()));
-        b.append(String.format(Locale.ROOT, "tracks:       %,d (%,d track events, %,d CPU samples)%n", s.tracks(),
-                s.trackEvents, s.perfSamples));
+        b.append(String.format(Locale.ROOT, "tracks:       %,d (%s, %s)%n", s.tracks(),
+                count(s.trackEvents, "track event"), count(s.perfSamples, "CPU sample")));
         b.append(String.format(Locale.ROOT, "processes:    %,d%n", s.processes.size()));
         for (Map.Entry<Integer, TraceSummary.ProcessInfo> p : s.processes.entrySet()) {
             b.append(String.format(Locale.ROOT, "  %-8d %s: %s%n", p.getKey(),
@@ -75,7 +75,7 @@ final class SummaryReport {
         }
         parts.add(count(s.packetsWithPreviousPacketDropped, "packet") + " after a drop (previous_packet_dropped)");
         if (s.hasLostEventsCounter()) {
-            parts.add(String.format(Locale.ROOT, "%,d track events lost by writers", s.lostTrackEvents()));
+            parts.add(count(s.lostTrackEvents(), "track event") + " lost by writers");
         }
         if (s.unparsablePackets > 0) {
             parts.add(count(s.unparsablePackets, "packet") + (s.unparsablePackets == 1 ? " that does" : " that do")

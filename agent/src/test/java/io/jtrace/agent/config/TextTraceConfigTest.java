@@ -58,11 +58,16 @@ class TextTraceConfigTest {
     }
 
     @Test
-    void aBufferBelowTheSmallestTheBufferOptionTakesIsRefusedWithItsIndex() {
+    void aMissingOrTooSmallBufferIsRefusedBeforeAnythingStarts() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
                 "buffers { size_kb: 1024 }\nbuffers { size_kb: 10 }\ndata_sources { config { name: \"track_event\" } }\n"));
-        assertEquals("trace config buffers[1].size_kb is 10: the smallest trace buffer is 64 (KiB), as for the "
-                + "agent's buffer= option", e.getMessage());
+        assertEquals("trace config buffers[1].size_kb is 10: the smallest trace buffer is 64 KiB", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
+                "buffers { fill_policy: RING_BUFFER }\ndata_sources { config { name: \"track_event\" } }\n"));
+        assertEquals("trace config buffers[0] has no size_kb (at least 64)", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> TextTraceConfig.parse(
+                "data_sources { config { name: \"track_event\" } }\n"));
+        assertEquals("the trace config has no buffers: add at least one `buffers { size_kb: N }`", e.getMessage());
         assertEquals(64, TextTraceConfig.parse("buffers { size_kb: 64 }\n").getBuffers(0).getSizeKb());
     }
 

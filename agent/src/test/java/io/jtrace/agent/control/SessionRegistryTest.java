@@ -153,6 +153,17 @@ class SessionRegistryTest {
     }
 
     @Test
+    void aRefusedStartDoesNotUseUpTheNumberOfAGeneratedName() {
+        assertThrows(IllegalArgumentException.class, () -> registry.start(new SessionRequest(null,
+                TraceConfig.newBuilder().build(), SessionRequest.Mode.RING, dir.resolve("refused.pftrace"))));
+        assertThrows(IllegalArgumentException.class, () -> registry.start(new SessionRequest(null,
+                TraceConfig.newBuilder().build(), SessionRequest.Mode.RING, dir.resolve("refused.pftrace"))));
+
+        assertEquals("session-1", start(null, SessionRequest.Mode.RING, "first.pftrace").name());
+        assertEquals("session-2", start(null, SessionRequest.Mode.RING, "second.pftrace").name());
+    }
+
+    @Test
     void whichSessionIsMeantMustBeClear() {
         assertEquals("no tracing session is running",
                 assertThrows(IllegalStateException.class, () -> registry.stop("")).getMessage());

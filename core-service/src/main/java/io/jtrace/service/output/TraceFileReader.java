@@ -175,7 +175,7 @@ public final class TraceFileReader implements AutoCloseable {
     }
 
     private boolean damaged(long at, String what) {
-        damage = "at byte " + at + " (after " + packets + " packets): " + what;
+        damage = "at byte " + at + " (after " + packets + (packets == 1 ? " packet): " : " packets): ") + what;
         damageAt = at;
         return false;
     }

@@ -92,16 +92,16 @@ class TraceFileReaderTest {
         byte[] packet = frame(0x0a, new byte[] {8, 1});
         String[][] cases = {
                 // what follows a whole packet -> the damage reported
-                {"0a", "at byte 4 (after 1 packets): the file ends inside a packet's length"},
-                {"0a8f", "at byte 4 (after 1 packets): the file ends inside a packet's length"},
-                {"0a0508", "at byte 4 (after 1 packets): the last packet is cut off: it needs 5 bytes, the file has 1 more"},
-                {"0b", "at byte 4 (after 1 packets): bytes that are no Trace field (tag 11)"},
-                {"00", "at byte 4 (after 1 packets): bytes that are no Trace field (tag 0)"},
-                {"8f", "at byte 4 (after 1 packets): the file ends inside a field's tag"},
-                {"2501", "at byte 4 (after 1 packets): the file ends inside a field"},
-                {"8080808080808080808001", "at byte 4 (after 1 packets): bytes that are no Trace field (a tag longer "
+                {"0a", "at byte 4 (after 1 packet): the file ends inside a packet's length"},
+                {"0a8f", "at byte 4 (after 1 packet): the file ends inside a packet's length"},
+                {"0a0508", "at byte 4 (after 1 packet): the last packet is cut off: it needs 5 bytes, the file has 1 more"},
+                {"0b", "at byte 4 (after 1 packet): bytes that are no Trace field (tag 11)"},
+                {"00", "at byte 4 (after 1 packet): bytes that are no Trace field (tag 0)"},
+                {"8f", "at byte 4 (after 1 packet): the file ends inside a field's tag"},
+                {"2501", "at byte 4 (after 1 packet): the file ends inside a field"},
+                {"8080808080808080808001", "at byte 4 (after 1 packet): bytes that are no Trace field (a tag longer "
                         + "than 10 bytes)"},
-                {"0a8080808080808080808001", "at byte 4 (after 1 packets): a packet length longer than 10 bytes"},
+                {"0a8080808080808080808001", "at byte 4 (after 1 packet): a packet length longer than 10 bytes"},
         };
         for (String[] c : cases) {
             Path file = file(packet, hex(c[0]));
@@ -121,7 +121,7 @@ class TraceFileReaderTest {
             // The rest of the cut packet (its length, then its body) lands after the reader opened the file.
             Files.write(file, hex("050801080208"), java.nio.file.StandardOpenOption.APPEND);
             assertEquals(1, readAll(reader).size());
-            assertEquals("at byte 4 (after 1 packets): the file ends inside a packet's length", reader.damage());
+            assertEquals("at byte 4 (after 1 packet): the file ends inside a packet's length", reader.damage());
             assertEquals(4, reader.wholeBytes());
         }
         try (TraceFileReader reader = TraceFileReader.open(file)) {
