@@ -79,6 +79,11 @@ final class AgentRuntime {
         System.setProperty(TracingMXBean.LOADED_PROPERTY, version != null ? version : "dev");
     }
 
+    /** The runtime could not be built after {@link #announceLoaded}: this JVM does not run jtrace after all. */
+    static void withdrawAnnouncement() {
+        System.clearProperty(TracingMXBean.LOADED_PROPERTY);
+    }
+
     /**
      * Starts, once and in the background, what reaches this JVM from outside: {@code io.jtrace:type=Tracing},
      * the consumer socket of the embedded service, and the link to a {@code jtrace daemon} at

@@ -57,6 +57,11 @@ public final class JTraceAgent {
             try {
                 AgentRuntime.get().startInBackground(daemon);
             } catch (Throwable t) {
+                if (AgentRuntime.current() == null) {
+                    // Announced before this thread ran: nothing answers now, so a command must not wait
+                    // for it, and a later load may try again.
+                    AgentRuntime.withdrawAnnouncement();
+                }
                 LoggerFactory.getLogger(JTraceAgent.class).error("jtrace agent failed to initialize", t);
             }
         }

@@ -60,10 +60,18 @@ public final class TargetJvm implements AutoCloseable {
     }
 
     private static TargetJvm connect(long pid, VirtualMachine vm) throws UnreachableException {
+        JMXConnector connector = null;
         try {
-            JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
+            connector = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
             return new TargetJvm(vm, connector);
         } catch (IOException | RuntimeException e) {
+            if (connector != null) {
+                try {
+                    connector.close();
+                } catch (IOException ignored) {
+                    // Failing already: the connection is dropped either way.
+                }
+            }
             detach(vm);
             throw new UnreachableException("cannot reach the JMX agent of pid " + pid + ": " + e.getMessage());
         }
