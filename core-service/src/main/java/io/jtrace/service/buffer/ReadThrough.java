@@ -52,11 +52,7 @@ final class ReadThrough {
                 || seq.pendingFragment != null || seq.lostRunFrom >= 0 || !seq.lostOrdinals.isEmpty()) {
             return false;
         }
-        if (!seq.anyChunk || ordinal > seq.maxOrdinal) {
-            seq.anyChunk = true;
-            seq.maxOrdinal = ordinal;
-            seq.maxChunkId = chunkId;
-        }
+        seq.arrived(ordinal, chunkId);
         if (copy.length < payloadEnd) {
             copy = new byte[payloadBytes];
         }

@@ -71,6 +71,15 @@ final class SequenceState {
         return c;
     }
 
+    /** A chunk with {@code chunkId} at {@code ordinal} arrived: the newest seen so far, if it is. */
+    void arrived(long ordinal, int chunkId) {
+        if (!anyChunk || ordinal > maxOrdinal) {
+            anyChunk = true;
+            maxOrdinal = ordinal;
+            maxChunkId = chunkId;
+        }
+    }
+
     /** Records a lost chunk so the loss is reported on the first packet after it, not before. */
     void lost(long ordinal) {
         if (nextOrdinal >= 0 && ordinal < nextOrdinal) {

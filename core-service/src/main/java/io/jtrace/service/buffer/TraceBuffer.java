@@ -251,11 +251,7 @@ public final class TraceBuffer {
         if (seq.anyChunk && ordinal < seq.maxOrdinal) {
             counters.chunksCommittedOutOfOrder++;
         }
-        if (!seq.anyChunk || ordinal > seq.maxOrdinal) {
-            seq.anyChunk = true;
-            seq.maxOrdinal = ordinal;
-            seq.maxChunkId = chunkId;
-        }
+        seq.arrived(ordinal, chunkId);
         ChunkRecord record = obtainRecord().init(seq, chunkId, ordinal, at, (int) (at % capacity), length);
         src.get(offset, ring, record.offset, length);
         record.header(packetsWord, complete);

@@ -13,7 +13,6 @@ import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
-import io.jtrace.shm.writer.ChunkArbiter;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.TraceWriter;
 import java.io.IOException;
@@ -21,9 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,27 +36,14 @@ class ReadThroughTest {
     @TempDir
     Path dir;
 
-    private WriterRig rig;
-    private SharedMemoryAbi abi;
-    private ChunkArbiter arbiter;
+    @RegisterExtension
+    final WriterRig rig = new WriterRig(512 * 1024, "read-through-commit");
 
     /** A committed chunk as the service gets it: its slot and its writer's hints. */
     private record Committed(int page, int index, int payloadEnd, int sequenceId) {
         PageLayout layout(SharedMemoryAbi abi) {
             return PageHeader.layout(abi.pageBitmap(page));
         }
-    }
-
-    @BeforeEach
-    void smb() throws IOException {
-        rig = new WriterRig(dir, 512 * 1024, "read-through-commit");
-        abi = rig.abi;
-        arbiter = rig.arbiter;
-    }
-
-    @AfterEach
-    void close() {
-        rig.close();
     }
 
     /** Writes packets named {@code names} in order, flushes, and returns the chunks committed, taken for reading. */
@@ -81,9 +66,9 @@ class ReadThroughTest {
         while (packets < names.size()) {
             CommitRequest r = rig.nextRequest();
             for (int i = 0; i < r.size(); i++) {
-                assertTrue(abi.tryAcquireChunkForReading(r.page(i), r.chunk(i)));
+                assertTrue(rig.abi.tryAcquireChunkForReading(r.page(i), r.chunk(i)));
                 Committed c = new Committed(r.page(i), r.chunk(i), r.payloadEnd(i), r.sequenceId(i));
-                int header = abi.readWriterAndPackets(abi.chunkOffset(c.page, c.layout(abi), c.index));
+                int header = rig.abi.readWriterAndPackets(rig.abi.chunkOffset(c.page, c.layout(rig.abi), c.index));
                 int packetsWord = io.jtrace.shm.abi.ChunkHeader.packetsWordOf(header);
                 // A packet split across chunks is counted once, in the chunk it ends in.
                 packets += io.jtrace.shm.abi.ChunkHeader.packetCount(packetsWord)
@@ -96,7 +81,7 @@ class ReadThroughTest {
     }
 
     private boolean readThrough(TraceBuffer buffer, Committed c, SequenceIdentity identity, TraceFileWriter file) {
-        return buffer.readThrough(PRODUCER, abi, c.page, c.layout(abi), c.index, c.payloadEnd, c.sequenceId, identity,
+        return buffer.readThrough(PRODUCER, rig.abi, c.page, c.layout(rig.abi), c.index, c.payloadEnd, c.sequenceId, identity,
                 file);
     }
 
@@ -104,10 +89,10 @@ class ReadThroughTest {
     private boolean move(TraceBuffer buffer, Committed c, SequenceIdentity identity, TraceFileWriter file) {
         boolean through = readThrough(buffer, c, identity, file);
         if (!through) {
-            assertTrue(buffer.copyChunk(PRODUCER, abi, c.page, c.layout(abi), c.index, true, c.payloadEnd,
+            assertTrue(buffer.copyChunk(PRODUCER, rig.abi, c.page, c.layout(rig.abi), c.index, true, c.payloadEnd,
                     c.sequenceId));
         }
-        abi.releaseChunkAsFree(c.page, c.index);
+        rig.abi.releaseChunkAsFree(c.page, c.index);
         return through;
     }
 
@@ -119,6 +104,23 @@ class ReadThroughTest {
             through.add(move(buffer, c, identity, file));
         }
         return through;
+    }
+
+    /** A real writer, a buffer, and the service's identity for the writer's sequence (the writer's own id). */
+    private record Run(TraceWriter writer, TraceBuffer buffer, SequenceIdentity identity) {}
+
+    private Run run() {
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
+        return new Run(w, new TraceBuffer(1 << 20, TraceBuffer.Policy.RING), trustedWithTheWritersId(w));
+    }
+
+    /** Moves {@code chunks} into {@code file}, then reads the rest out as at the session's end; returns which went through. */
+    private List<Boolean> moveAllThenEnd(Run r, List<Committed> chunks, Path file) throws IOException {
+        try (TraceFileWriter out = new TraceFileWriter(file)) {
+            List<Boolean> through = moveAll(r.buffer, chunks, r.identity, out);
+            r.buffer.readAll(r.identity, out, true);
+            return through;
+        }
     }
 
     private static List<String> numbered(String prefix, int count) {
@@ -139,18 +141,15 @@ class ReadThroughTest {
 
     @Test
     void aTrustedWritersWholeChunksGoStraightIntoTheFileInOrderAndCountAsWrittenAndRead() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        Run r = run();
+        TraceWriter w = r.writer;
+        TraceBuffer buffer = r.buffer;
         List<String> names = numbered("p", 3000);
         List<Committed> chunks = written(w, names);
-        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
-        SequenceIdentity identity = trustedWithTheWritersId(w);
         Path file = dir.resolve("through.pftrace");
 
-        try (TraceFileWriter out = new TraceFileWriter(file)) {
-            assertTrue(moveAll(buffer, chunks, identity, out).stream().allMatch(t -> t), "every chunk read through");
-            assertEquals(0, buffer.used(), "the ring holds nothing");
-            buffer.readAll(identity, out, true);
-        }
+        assertTrue(moveAllThenEnd(r, chunks, file).stream().allMatch(t -> t), "every chunk read through");
+        assertEquals(0, buffer.used(), "the ring holds nothing");
 
         List<TracePacket> packets = fileOf(file);
         assertEquals(names, names(packets));
@@ -167,13 +166,14 @@ class ReadThroughTest {
 
     @Test
     void aPacketSplitAcrossChunksGoesThroughTheRingAndTheChunksAfterItWaitTheirTurn() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        Run r = run();
+        TraceWriter w = r.writer;
+        TraceBuffer buffer = r.buffer;
+        SequenceIdentity identity = r.identity;
         List<String> names = new ArrayList<>(numbered("a", 500));
         names.add("big-" + "x".repeat(9000));
         names.addAll(numbered("b", 500));
         List<Committed> chunks = written(w, names);
-        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
-        SequenceIdentity identity = trustedWithTheWritersId(w);
         Path file = dir.resolve("mixed.pftrace");
         List<Boolean> through;
 
@@ -198,20 +198,13 @@ class ReadThroughTest {
 
     @Test
     void chunksAfterASequencesFirstChunksWaitForThemWhileTheyWaitInTheRing() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        Run r = run();
         List<String> names = new ArrayList<>();
         names.add("big-" + "x".repeat(9000));
         names.addAll(numbered("a", 1000));
-        List<Committed> chunks = written(w, names);
-        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
-        SequenceIdentity identity = trustedWithTheWritersId(w);
         Path file = dir.resolve("first-in-ring.pftrace");
-        List<Boolean> through;
 
-        try (TraceFileWriter out = new TraceFileWriter(file)) {
-            through = moveAll(buffer, chunks, identity, out);
-            buffer.readAll(identity, out, true);
-        }
+        List<Boolean> through = moveAllThenEnd(r, written(r.writer, names), file);
 
         assertEquals(names, names(fileOf(file)), "every packet once, in the order written");
         assertTrue(through.stream().noneMatch(t -> t),
@@ -220,24 +213,27 @@ class ReadThroughTest {
 
     @Test
     void aChunkAheadOfTheNextOneExpectedIsNotReadThroughItIsStored() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
-        List<Committed> chunks = written(w, numbered("p", 2000));
+        Run r = run();
+        List<String> names = numbered("p", 2000);
+        List<Committed> chunks = written(r.writer, names);
         assertTrue(chunks.size() >= 3, chunks.size() + " chunks");
-        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
-        SequenceIdentity identity = trustedWithTheWritersId(w);
+        Path file = dir.resolve("order.pftrace");
 
-        try (TraceFileWriter out = new TraceFileWriter(dir.resolve("order.pftrace"))) {
-            assertTrue(readThrough(buffer, chunks.get(0), identity, out));
-            assertFalse(readThrough(buffer, chunks.get(2), identity, out), "chunk 2 before chunk 1");
-            assertTrue(readThrough(buffer, chunks.get(1), identity, out));
-            assertTrue(readThrough(buffer, chunks.get(2), identity, out));
+        try (TraceFileWriter out = new TraceFileWriter(file)) {
+            assertTrue(readThrough(r.buffer, chunks.get(0), r.identity, out));
+            assertFalse(readThrough(r.buffer, chunks.get(2), r.identity, out), "chunk 2 before chunk 1");
+            assertTrue(readThrough(r.buffer, chunks.get(1), r.identity, out));
+            assertTrue(readThrough(r.buffer, chunks.get(2), r.identity, out));
         }
-        assertEquals(3, buffer.counters().chunksReadThrough());
+        assertEquals(3, r.buffer.counters().chunksReadThrough());
+        List<String> inFile = names(fileOf(file));
+        assertTrue(!inFile.isEmpty() && inFile.equals(names.subList(0, inFile.size())),
+                "the first three chunks' packets, once each, in the order written: " + inFile.size());
     }
 
     @Test
     void anUntrustedProducersChunkIsNeverReadThrough() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
         List<Committed> chunks = written(w, numbered("p", 1000));
         TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
 

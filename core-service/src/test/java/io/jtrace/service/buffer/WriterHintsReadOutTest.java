@@ -10,9 +10,7 @@ import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
 import io.jtrace.shm.abi.PageHeader;
-import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.WireFormat;
-import io.jtrace.shm.writer.ChunkArbiter;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.TraceWriter;
 import java.io.IOException;
@@ -20,9 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,21 +34,8 @@ class WriterHintsReadOutTest {
     @TempDir
     Path dir;
 
-    private WriterRig rig;
-    private SharedMemoryAbi abi;
-    private ChunkArbiter arbiter;
-
-    @BeforeEach
-    void smb() throws IOException {
-        rig = new WriterRig(dir, 256 * 1024, "hints-commit");
-        abi = rig.abi;
-        arbiter = rig.arbiter;
-    }
-
-    @AfterEach
-    void close() {
-        rig.close();
-    }
+    @RegisterExtension
+    final WriterRig rig = new WriterRig(256 * 1024, "hints-commit");
 
     /** Writes {@code count} packets (a few chunks' worth), flushes, and moves the chunks as the service does. */
     private TraceBuffer written(TraceWriter w, int count) throws InterruptedException {
@@ -69,12 +53,12 @@ class WriterHintsReadOutTest {
             CommitRequest r = rig.nextRequest();
             for (int i = 0; i < r.size(); i++) {
                 int page = r.page(i);
-                assertTrue(abi.tryAcquireChunkForReading(page, r.chunk(i)));
-                int header = abi.readWriterAndPackets(abi.chunkOffset(page, PageHeader.layout(abi.pageBitmap(page)), r.chunk(i)));
+                assertTrue(rig.abi.tryAcquireChunkForReading(page, r.chunk(i)));
+                int header = rig.abi.readWriterAndPackets(rig.abi.chunkOffset(page, PageHeader.layout(rig.abi.pageBitmap(page)), r.chunk(i)));
                 packets += io.jtrace.shm.abi.ChunkHeader.packetCount(io.jtrace.shm.abi.ChunkHeader.packetsWordOf(header));
-                assertTrue(buffer.copyChunk(PRODUCER, abi, page, PageHeader.layout(abi.pageBitmap(page)), r.chunk(i),
+                assertTrue(buffer.copyChunk(PRODUCER, rig.abi, page, PageHeader.layout(rig.abi.pageBitmap(page)), r.chunk(i),
                         true, r.payloadEnd(i), r.sequenceId(i)));
-                abi.releaseChunkAsFree(page, r.chunk(i));
+                rig.abi.releaseChunkAsFree(page, r.chunk(i));
                 chunks++;
             }
         }
@@ -104,7 +88,7 @@ class WriterHintsReadOutTest {
 
     @Test
     void whenTheSequenceHasTheWritersOwnIdItsChunksGoAsTheyAreAndTheFileNamesThatSequence() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
         int id = w.proposedSequenceId();
         assertTrue(id > 0 && id <= WireFormat.MAX_SLOT_SEQUENCE_ID);
         TraceBuffer buffer = written(w, 3000);
@@ -118,7 +102,7 @@ class WriterHintsReadOutTest {
 
     @Test
     void whenTheServiceGaveTheSequenceAnotherIdEveryPacketIsStampedWithThatOne() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
         TraceBuffer buffer = written(w, 3000);
         int serviceId = 77;
 
@@ -132,7 +116,7 @@ class WriterHintsReadOutTest {
 
     @Test
     void anUntrustedProducersHintsAreNotUsedItsPacketsAreEachValidated() throws Exception {
-        TraceWriter w = new TraceWriter(arbiter, 0);
+        TraceWriter w = new TraceWriter(rig.arbiter, 0);
         TraceBuffer buffer = written(w, 3000);
         List<Integer> runs = new ArrayList<>();
         int[] single = {0};

@@ -9,21 +9,38 @@ import io.jtrace.shm.writer.ChunkCommitter;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.CommitSink;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A real SMB with its arbiter and commit thread, whose commit requests (writer hints included) come to
- * the test as the service would get them: for tests that move a real writer's chunks by hand.
+ * the test as the service would get them: for tests that move a real writer's chunks by hand. Registered
+ * as an extension, it is set up before each test, in a directory of its own, and closed after it.
  */
-final class WriterRig implements AutoCloseable {
-    final SharedMemoryAbi abi;
-    final ChunkCommitter committer;
-    final ChunkArbiter arbiter;
+final class WriterRig implements BeforeEachCallback, AfterEachCallback {
+    private final int smbBytes;
+    private final String name;
     private final LinkedBlockingQueue<CommitRequest> requests = new LinkedBlockingQueue<>();
+    private Path dir;
+    SharedMemoryAbi abi;
+    ChunkCommitter committer;
+    ChunkArbiter arbiter;
 
-    WriterRig(Path dir, int smbBytes, String name) throws IOException {
+    WriterRig(int smbBytes, String name) {
+        this.smbBytes = smbBytes;
+        this.name = name;
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws IOException {
+        dir = Files.createTempDirectory("writer-rig");
         abi = new SharedMemoryAbi(SharedMemoryBuffer.create(dir, smbBytes, 4096));
         committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {
             @Override
@@ -46,7 +63,12 @@ final class WriterRig implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void afterEach(ExtensionContext context) throws IOException {
         committer.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }
