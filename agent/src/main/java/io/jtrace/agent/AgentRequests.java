@@ -78,7 +78,7 @@ final class AgentRequests implements SessionRegistry.RequestParser {
      * warning; cutting the default on a small heap is not (the session's status shows its size).
      */
     static long bufferBytes(long requested, boolean given, long maxHeap) {
-        long cap = Math.max(64 * 1024, maxHeap / 8);
+        long cap = Math.max(TextTraceConfig.MIN_BUFFER_KB * 1024L, maxHeap / 8);
         if (requested > cap) {
             String message = "jtrace: a trace buffer of {} bytes would be more than an eighth of the heap ({} bytes); "
                     + "using {} bytes";

@@ -14,6 +14,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Moves chunks from producers' SMBs into trace buffers (DESIGN §4 step 6), treating every SMB as
@@ -42,13 +43,13 @@ final class ChunkMover {
     private final ChunkSnapshot snapshot = new ChunkSnapshot();
 
     private final SequenceRegistry sequences;
-    /** The files of sessions that stream into one. */
-    private final StreamedFiles files;
+    /** The files of sessions that stream into one (the output is built after the mover, hence a supplier). */
+    private final Supplier<StreamedFiles> files;
     /** Asks a session's data sources to clear their incremental state (its rings turned; see RingTurnover). */
     private final Consumer<TracingSession> clearIncrementalState;
 
     ChunkMover(Map<Integer, TraceBuffer> buffers, Map<Integer, TracingSession> bufferOwners,
-               SequenceRegistry sequences, StreamedFiles files,
+               SequenceRegistry sequences, Supplier<StreamedFiles> files,
                Consumer<TracingSession> clearIncrementalState) {
         this.buffers = buffers;
         this.bufferOwners = bufferOwners;
@@ -121,8 +122,7 @@ final class ChunkMover {
                 int writerId = ChunkHeader.writerId(abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk)));
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
-            stored = payloadEnd >= 0 && readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd,
-                    stampedSequenceId);
+            stored = readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
             if (!stored) {
                 // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
                 stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
@@ -141,7 +141,7 @@ final class ChunkMover {
      */
     private boolean readThrough(ProducerState producer, TracingSession owner, TraceBuffer buffer, SharedMemoryAbi abi,
                                 int page, PageLayout layout, int chunk, int payloadEnd, int stampedSequenceId) {
-        PacketSink file = files.writableFile(owner);
+        PacketSink file = files.get().writableFile(owner);
         if (file == null) {
             return false;
         }
@@ -150,11 +150,11 @@ final class ChunkMover {
             read = buffer.readThrough(producer.id, abi, page, layout, chunk, payloadEnd, stampedSequenceId, sequences,
                     file);
         } catch (UncheckedIOException e) {
-            files.failed(owner, e);
+            files.get().failed(owner, e);
             return true;
         }
         if (read) {
-            files.wrote(owner);
+            files.get().wrote(owner);
         }
         return read;
     }
@@ -172,7 +172,7 @@ final class ChunkMover {
                 // request go in first, or the drain could not free that sequence's chunks.
                 applyPatchesOfStoredChunks(producer, request);
             }
-            files.drainIntoFile(owner);
+            files.get().drainIntoFile(owner);
         }
     }
 

@@ -176,11 +176,7 @@ final class SessionOutput implements StreamedFiles {
     }
 
     @Override
-    public void failed(TracingSession session, UncheckedIOException e) {
-        failed(session, (Exception) e);
-    }
-
-    private void failed(TracingSession session, Exception e) {
+    public void failed(TracingSession session, Exception e) {
         LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
                 session.config.getOutputPath(), e);
         session.fileWritesStopped = true;

@@ -1,7 +1,6 @@
 package io.jtrace.service;
 
 import io.jtrace.service.buffer.PacketSink;
-import java.io.UncheckedIOException;
 
 /** What the chunk mover needs of the sessions that stream into a file ({@link SessionOutput}). */
 interface StreamedFiles {
@@ -15,5 +14,5 @@ interface StreamedFiles {
     void wrote(TracingSession session);
 
     /** Writing {@link #writableFile} failed: the session stops, as when a drain fails. */
-    void failed(TracingSession session, UncheckedIOException e);
+    void failed(TracingSession session, Exception e);
 }

@@ -2,12 +2,12 @@ package io.jtrace.service;
 
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TraceStats;
+import io.jtrace.service.buffer.BufferCounters;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.status.DumpResult;
 import io.jtrace.service.status.ServiceStatus;
 import io.jtrace.shm.writer.CommitRequest;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,7 +49,7 @@ public final class TracingService implements AutoCloseable {
     private final long defaultFlushTimeoutMillis;
 
     public TracingService(ServiceConfig config) {
-        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, new OutputOnceBuilt(),
+        ChunkMover chunkMover = new ChunkMover(buffers, bufferOwners, sequences, this::streamedFiles,
                 this::clearIncrementalState);
         ServicePackets servicePackets = new ServicePackets(ProcessIdentity.pid(), ProcessIdentity.uid());
         this.stats = new TraceStatsBuilder(producers, sessions, buffers, sequences, chunkMover);
@@ -156,28 +156,14 @@ public final class TracingService implements AutoCloseable {
         thread.shutdown();
     }
 
-    /** How the chunk mover makes room in a file session's buffer: the output is built after the mover. */
-    /** The chunk mover's view of the session files: the output is built after it. */
-    private final class OutputOnceBuilt implements StreamedFiles {
-        @Override
-        public void drainIntoFile(TracingSession session) {
-            output.drainIntoFile(session);
-        }
+    /** A copy of buffer {@code bufferId}'s counters, those TraceStats leaves out included (for tests). */
+    CompletableFuture<BufferCounters> bufferCounters(int bufferId) {
+        return thread.call(() -> buffers.get(bufferId).counters().copy());
+    }
 
-        @Override
-        public PacketSink writableFile(TracingSession session) {
-            return output.writableFile(session);
-        }
-
-        @Override
-        public void wrote(TracingSession session) {
-            output.wrote(session);
-        }
-
-        @Override
-        public void failed(TracingSession session, UncheckedIOException e) {
-            output.failed(session, e);
-        }
+    /** The chunk mover's view of the session files: the output is built after the mover. */
+    private StreamedFiles streamedFiles() {
+        return output;
     }
 
     /** How the chunk mover has a session's data sources clear their state: the instances are built after it. */

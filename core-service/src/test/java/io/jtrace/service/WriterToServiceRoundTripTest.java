@@ -189,6 +189,37 @@ class WriterToServiceRoundTripTest {
     }
 
     @Test
+    void aStreamedSessionReadsAnInProcessWritersChunksStraightIntoItsFileOnceInOrder() throws Exception {
+        TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
+        int count = 3000;
+        long[] tags = {11, 22};
+        CompletableFuture<Long> written = new CompletableFuture<>();
+        ProducerClient client = new ProducerClient("in-process", List.of(threadWriters(tags, count, written)));
+        client.connect(p -> service.connectInProcessProducer(p, "in-process"));
+        closer.add(client);
+        ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
+        Path file = smbDir.resolve("streamed.pftrace");
+
+        await(consumer.enableTracing(config(4096, "test").toBuilder().setWriteIntoFile(true)
+                .setOutputPath(file.toString()).build()));
+        assertEquals(0L, await(written));
+        assertTrue(await(consumer.flush(10_000)), "the writers' chunks are committed");
+        int bufferId = await(service.status()).sessions().get(0).buffers().get(0).id();
+        io.jtrace.service.buffer.BufferCounters counters = await(service.bufferCounters(bufferId));
+        await(consumer.disableTracing());
+
+        List<TracePacket> fromProducer = producerPackets(
+                io.jtrace.protos.Trace.parseFrom(java.nio.file.Files.readAllBytes(file)).getPacketList());
+        for (long tag : tags) {
+            assertTagged(fromProducer, tag, count);
+        }
+        assertEquals(2 * count, fromProducer.size(), "every packet exactly once");
+        assertTrue(counters.chunksReadThrough() > 0, "chunks went straight into the file: " + counters.chunksWritten()
+                + " written, " + counters.chunksReadThrough() + " read through");
+        assertTrue(fromProducer.stream().noneMatch(TracePacket::hasPreviousPacketDropped));
+    }
+
+    @Test
     void everyPacketArrivesOnceInWriterOrderWithTrustedFieldsAndServicePackets() throws Exception {
         TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
         int count = 2000;

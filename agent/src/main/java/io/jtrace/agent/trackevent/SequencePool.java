@@ -136,13 +136,12 @@ final class SequencePool {
             }
             if (claimed) {
                 s.writer.close();
-                session.writerClosed(s.writer.droppedRecords());
             } else {
                 // Its holder is still mid-event: its drops so far are counted now (after `closed`, so
                 // droppedSoFar no longer counts them), the few it may add later are not.
-                session.writerClosed(s.writer.droppedRecords());
                 stuck++;
             }
+            session.writerClosed(s.writer.droppedRecords());
         }
         return stuck;
     }

@@ -2,9 +2,7 @@ package io.jtrace.cli.attach;
 
 import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
-import io.jtrace.jmx.TracingMXBean;
 import java.io.PrintStream;
-import java.util.Properties;
 
 /**
  * {@code jtrace list}: the JVMs of this user on this machine, and whether jtrace is loaded in each
@@ -29,8 +27,7 @@ public final class ListCommand {
         try {
             VirtualMachine vm = VirtualMachine.attach(d);
             try {
-                Properties p = vm.getSystemProperties();
-                String version = p.getProperty(TracingMXBean.LOADED_PROPERTY);
+                String version = TargetJvm.loadedVersion(vm);
                 return version != null ? "loaded " + version : "not loaded";
             } finally {
                 vm.detach();

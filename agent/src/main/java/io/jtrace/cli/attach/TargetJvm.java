@@ -37,6 +37,11 @@ public final class TargetJvm implements AutoCloseable {
         this.server = connector.getMBeanServerConnection();
     }
 
+    /** The jtrace version the agent in {@code vm} announced (its system property), or null if none runs there. */
+    static String loadedVersion(VirtualMachine vm) throws IOException {
+        return vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY);
+    }
+
     static TargetJvm attach(long pid) throws UnreachableException {
         return connect(pid, attachVm(pid));
     }
@@ -48,7 +53,7 @@ public final class TargetJvm implements AutoCloseable {
     static TargetJvm attachIfLoaded(long pid) throws UnreachableException {
         VirtualMachine vm = attachVm(pid);
         try {
-            if (vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY) == null) {
+            if (loadedVersion(vm) == null) {
                 detach(vm);
                 return null;
             }
@@ -85,7 +90,7 @@ public final class TargetJvm implements AutoCloseable {
     public static boolean loadAgentUnlessLoaded(long pid) throws UnreachableException {
         VirtualMachine vm = attachVm(pid);
         try {
-            if (vm.getSystemProperties().getProperty(TracingMXBean.LOADED_PROPERTY) != null) {
+            if (loadedVersion(vm) != null) {
                 return false;
             }
             vm.loadAgent(ownJar().toString());

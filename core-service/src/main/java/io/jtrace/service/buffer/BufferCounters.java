@@ -100,6 +100,13 @@ public final class BufferCounters {
         return chunksReadOnHints;
     }
 
+    /** A copy, for a thread other than the buffer's. */
+    public BufferCounters copy() {
+        BufferCounters c = new BufferCounters();
+        c.copyFrom(this);
+        return c;
+    }
+
     public long chunksReadThrough() {
         return chunksReadThrough;
     }

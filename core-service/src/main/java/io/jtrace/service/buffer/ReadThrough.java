@@ -20,27 +20,33 @@ final class ReadThrough {
     private static final int NEEDS_THE_RING = ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV
             | ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT | ChunkHeader.FLAG_NEEDS_PATCHING;
 
+    private final TraceBuffer buffer;
     private final BufferCounters counters;
     private final SequenceReadOut readOut;
     /** The copy of the chunk being read, and its record (never in the ring). */
     private byte[] copy = new byte[0];
     private final ChunkRecord record = new ChunkRecord();
 
-    ReadThrough(BufferCounters counters, SequenceReadOut readOut) {
+    ReadThrough(TraceBuffer buffer, BufferCounters counters, SequenceReadOut readOut) {
+        this.buffer = buffer;
         this.counters = counters;
         this.readOut = readOut;
     }
 
     /** See {@link TraceBuffer#readThrough}. */
-    boolean read(TraceBuffer buffer, int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
-                 int payloadEnd, int stampedSequenceId, SequenceIdentity identity, PacketSink file) {
+    boolean read(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index, int payloadEnd,
+                 int stampedSequenceId, SequenceIdentity identity, PacketSink file) {
+        if (payloadEnd < 0 || stampedSequenceId <= 0) {
+            // No writer hints: another process's producer, or a chunk with a marker or a continued packet.
+            return false;
+        }
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         int writerId = ChunkHeader.writerId(writerAndPackets);
         int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
         int flags = ChunkHeader.flags(packetsWord);
         int payloadBytes = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
-        if (payloadEnd < 0 || payloadEnd > payloadBytes || stampedSequenceId <= 0 || writerId <= 0
+        if (payloadEnd > payloadBytes || writerId <= 0
                 || writerId > ChunkHeader.MAX_WRITER_ID || (flags & ChunkHeader.FLAG_FILE_FRAMED) == 0
                 || (flags & NEEDS_THE_RING) != 0 || !identity.trusted(producerId)) {
             return false;

@@ -62,7 +62,7 @@ public final class TraceBuffer {
     private ChunkRecord freeRecords;
     private SequenceState lastSequence;
     private final SequenceReadOut readOut = new SequenceReadOut(counters);
-    private final ReadThrough readThrough = new ReadThrough(counters, readOut);
+    private final ReadThrough readThrough = new ReadThrough(this, counters, readOut);
 
     public TraceBuffer(long capacityBytes, Policy policy) {
         if (capacityBytes <= 0 || capacityBytes > MAX_CAPACITY) {
@@ -187,8 +187,7 @@ public final class TraceBuffer {
      */
     public boolean readThrough(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
                                int payloadEnd, int stampedSequenceId, SequenceIdentity identity, PacketSink file) {
-        return readThrough.read(this, producerId, abi, page, layout, index, payloadEnd, stampedSequenceId, identity,
-                file);
+        return readThrough.read(producerId, abi, page, layout, index, payloadEnd, stampedSequenceId, identity, file);
     }
 
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)} from an array. */

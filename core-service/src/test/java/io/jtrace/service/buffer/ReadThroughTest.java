@@ -212,7 +212,7 @@ class ReadThroughTest {
     }
 
     @Test
-    void aChunkAheadOfTheNextOneExpectedIsNotReadThroughItIsStored() throws Exception {
+    void aChunkAheadOfTheNextOneExpectedIsRefusedUntilTheOnesBeforeItAreRead() throws Exception {
         Run r = run();
         List<String> names = numbered("p", 2000);
         List<Committed> chunks = written(r.writer, names);
