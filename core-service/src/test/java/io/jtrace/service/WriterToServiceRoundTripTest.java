@@ -57,6 +57,13 @@ class WriterToServiceRoundTripTest {
                 smbDir, 16, 1024L * 1024 * 1024, 10_000)));
     }
 
+    /** A producer of this JVM: trusted, its writers' hints and sequence ids taken. */
+    private void connectInProcess(TracingService service, TestDataSource source) {
+        ProducerClient client = new ProducerClient("in-process", List.of(source));
+        client.connect(p -> service.connectInProcessProducer(p, "in-process"));
+        closer.add(client);
+    }
+
     private ProducerClient connect(TracingService service, String name, TestDataSource source) {
         return closer.add(producerClient(service, name, PRODUCER_UID, PRODUCER_PID, source));
     }
@@ -167,9 +174,7 @@ class WriterToServiceRoundTripTest {
         int count = 2000;
         long[] tags = {11, 22};
         CompletableFuture<Long> written = new CompletableFuture<>();
-        ProducerClient client = new ProducerClient("in-process", List.of(threadWriters(tags, count, written)));
-        client.connect(p -> service.connectInProcessProducer(p, "in-process"));
-        closer.add(client);
+        connectInProcess(service, threadWriters(tags, count, written));
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
 
         await(consumer.enableTracing(config(4096, "test")));
@@ -194,9 +199,7 @@ class WriterToServiceRoundTripTest {
         int count = 3000;
         long[] tags = {11, 22};
         CompletableFuture<Long> written = new CompletableFuture<>();
-        ProducerClient client = new ProducerClient("in-process", List.of(threadWriters(tags, count, written)));
-        client.connect(p -> service.connectInProcessProducer(p, "in-process"));
-        closer.add(client);
+        connectInProcess(service, threadWriters(tags, count, written));
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
         Path file = smbDir.resolve("streamed.pftrace");
 
