@@ -70,4 +70,39 @@ public class FreePageMarkTest {
             r.r2 = arbiter.acquireChunk(WHOLE_PAGE) >= 0;
         }
     }
+
+    /** A chunk the default layout (4 per page) serves. */
+    static final int SMALL = 12;
+    /** A chunk only a page of 2 chunks serves. */
+    static final int HALF_PAGE = 1500;
+
+    /**
+     * Two writers of different sizes race to lay out the one free page; the loser must not take the
+     * page for full and clear its mark, or the winner's next chunk, taken while the mark is clear, finds
+     * no marked page and gives up with three of the page's chunks free. The loser tells "laid out for
+     * another size" from "full" by reading the page header again after its failed take (both are volatile
+     * accesses of the same word, so it sees the winner's partition CAS that made its own fail).
+     *
+     * <p>r1, r2: the small writer's first and second chunk; r3: the half-page writer's chunk.
+     */
+    @JCStressTest
+    @Outcome(id = "true, true, false", expect = ACCEPTABLE, desc = "The page was laid out small: the small writer got both chunks.")
+    @Outcome(id = "false, false, true", expect = ACCEPTABLE, desc = "The page was laid out in halves: the half-page writer got one.")
+    @Outcome(expect = FORBIDDEN, desc = "A writer gave up while the page had a free chunk of its size.")
+    @State
+    public static class LayoutRaceAgainstTheWinnersNextChunk {
+        private final SharedMemoryAbi abi = InProcessSmb.abi(1);
+        private final ChunkArbiter arbiter = InProcessSmb.arbiter(abi);
+
+        @Actor
+        public void smallWriter(ZZZ_Result r) {
+            r.r1 = arbiter.acquireChunk(SMALL) >= 0;
+            r.r2 = arbiter.acquireChunk(SMALL) >= 0;
+        }
+
+        @Actor
+        public void halfPageWriter(ZZZ_Result r) {
+            r.r3 = arbiter.acquireChunk(HALF_PAGE) >= 0;
+        }
+    }
 }

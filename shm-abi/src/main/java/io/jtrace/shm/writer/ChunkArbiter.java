@@ -142,7 +142,14 @@ public final class ChunkArbiter {
         } else if (code != layout.code()) {
             return OTHER_LAYOUT;
         }
-        return abi.tryAcquireChunkForWriting(page, layout);
+        int index = abi.tryAcquireChunkForWriting(page, layout);
+        if (index < 0 && PageHeader.layoutCode(abi.pageBitmap(page)) != layout.code()) {
+            // Another writer laid the page out for its size between our look and our partition CAS. Its
+            // chunks may be free: "full" would clear the page's mark, and a writer of that size scanning
+            // meanwhile would miss them and give up with the SMB not full.
+            return OTHER_LAYOUT;
+        }
+        return index;
     }
 
     public boolean knownFull() {

@@ -1,6 +1,7 @@
 package io.jtrace.shm.writer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.jtrace.shm.abi.ChunkState;
@@ -197,8 +198,19 @@ class ChunkArbiterTest {
 
     /** As the service does: COMPLETE, read, FREE, then the request's frees reported to the committer. */
     private void freeAsTheServiceDoes(int page, int... chunks) {
-        CommitRequest request = new CommitRequest(chunks.length, committer);
+        List<Integer> handles = new ArrayList<>();
         for (int chunk : chunks) {
+            handles.add(page << 8 | chunk);
+        }
+        freeAsTheServiceDoes(handles);
+    }
+
+    /** The same for chunks of any pages, given as the arbiter's handles, in one request. */
+    private void freeAsTheServiceDoes(List<Integer> handles) {
+        CommitRequest request = new CommitRequest(handles.size(), committer);
+        for (int handle : handles) {
+            int page = ChunkArbiter.pageOf(handle);
+            int chunk = ChunkArbiter.indexOf(handle);
             abi.releaseChunkAsComplete(page, chunk);
             abi.tryAcquireChunkForReading(page, chunk);
             abi.releaseChunkAsFree(page, chunk);
@@ -240,19 +252,19 @@ class ChunkArbiterTest {
                     long offset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
                     assertEquals(true, chunks.add(offset), "round " + round + ": chunk handed out twice");
                 }
+                int chunksOfThePages = 0;
                 for (int page = 0; page < PAGES; page++) {
                     PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+                    assertNotSame(PageLayout.NOT_PARTITIONED, layout, "round " + round + ": page " + page + " left unused");
                     for (int i = 0; i < layout.chunksPerPage(); i++) {
                         assertSame(ChunkState.BEING_WRITTEN, abi.chunkState(page, i), "round " + round + " every chunk taken");
                     }
+                    chunksOfThePages += layout.chunksPerPage();
                 }
-                for (int handle : all) {
-                    int page = ChunkArbiter.pageOf(handle);
-                    int index = ChunkArbiter.indexOf(handle);
-                    abi.releaseChunkAsComplete(page, index);
-                    abi.tryAcquireChunkForReading(page, index);
-                    abi.releaseChunkAsFree(page, index);
-                }
+                assertEquals(chunksOfThePages, all.size(), "round " + round + ": every chunk handed out");
+                // Freed as the service frees, so the pages are marked and the next round starts from an
+                // empty SMB the arbiter knows of (a page whose last chunk is freed is laid out anew).
+                freeAsTheServiceDoes(all);
             }
         }
     }
