@@ -9,7 +9,7 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The file under a {@link TraceFileWriter}: created or emptied at open, then appended to through the
- * page cache by its {@link WriteBehind}, one write at a time.
+ * page cache by its {@link FileLog}, one write at a time.
  *
  * <p>Why not direct I/O (O_DIRECT), as earlier versions did: a direct write waits for the device, and
  * a thread that waits has to be scheduled again. Under four flooding threads on two cores each 256 KiB
@@ -17,10 +17,10 @@ import java.nio.file.StandardOpenOption;
  * the service waited 2.3 s of 3 s for it while the shared memory buffer overflowed; through the page
  * cache the same writes took 0.06 ms (2.1 GB in 8,030 writes) and no event was lost
  * (benchmarks/README.md). Direct I/O had been chosen to spare the service thread the copy into the page
- * cache; that copy is now made on the write-behind thread, beside the service, as JFR's own recorder
+ * cache; that copy is now made on the file thread, beside the service, as JFR's own recorder
  * thread makes it.
  */
-final class TraceFileChannel implements AutoCloseable {
+final class TraceFileChannel implements FileTarget {
     private final FileChannel channel;
 
     private TraceFileChannel(FileChannel channel) {
@@ -38,8 +38,8 @@ final class TraceFileChannel implements AutoCloseable {
         return ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** Appends {@code buffer}'s [0, {@code length}) after what was written before. */
-    void write(ByteBuffer buffer, int length) throws IOException {
+    @Override
+    public void write(ByteBuffer buffer, int length) throws IOException {
         ByteBuffer source = buffer.duplicate().clear().limit(length);
         while (source.hasRemaining()) {
             channel.write(source);

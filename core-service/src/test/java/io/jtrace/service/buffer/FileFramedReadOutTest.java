@@ -85,6 +85,7 @@ class FileFramedReadOutTest {
         Path file = Files.createTempFile(dir, "read", ".pftrace");
         try (TraceFileWriter writer = new TraceFileWriter(file)) {
             long delivered = buffer.readAll(identity, writer, true);
+            writer.flush();
             assertEquals(delivered, writer.packets(), "the file counts every packet delivered");
         }
         return Trace.parseFrom(Files.readAllBytes(file)).getPacketList();

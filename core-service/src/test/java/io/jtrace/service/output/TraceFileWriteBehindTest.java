@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A trace file is written behind the thread that fills it ({@link WriteBehind}): every flush must still
+ * A trace file is written behind the threads that fill it ({@link FileLog}): every flush must still
  * leave exactly the packets written so far, in order, whatever the packets' sizes and however the
  * flushes fall; a file that does not take the bytes must not hold the filling thread up while buffers
  * are left; a failed write must reach that thread as an error, never a hang.
@@ -58,8 +58,8 @@ class TraceFileWriteBehindTest {
         });
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         try (TraceFileWriter writer = new TraceFileWriter(fifo)) {
-            // About 4.3 MB, twice what the writer's buffers hold: the pipe, 64 KiB at a time, falls behind,
-            // so buffers are written both by the write-behind thread and by this one when none is free.
+            // About 4.3 MB, more than the file's ring holds: the pipe, 64 KiB at a time, falls behind, so the
+            // ring is written both by the file thread and by this one when it is full.
             for (int i = 0; i < 20_000; i++) {
                 byte[] packet = TracePacket.newBuilder().setTimestamp(i)
                         .setSynchronizationMarker(com.google.protobuf.ByteString.copyFrom(new byte[200])).build().toByteArray();
@@ -114,30 +114,66 @@ class TraceFileWriteBehindTest {
     }
 
     /**
-     * The write-behind thread may not get to run for a long time (many busy threads, few cores): the
-     * thread that fills the buffers then writes the queued ones itself, in their order, as soon as none
-     * is left to fill. Here there is no write-behind thread at all.
+     * The file thread may not get to run for a long time (many busy threads, few cores): the service
+     * then writes the ring itself, in order, as soon as it is full. Here there is no file thread at all,
+     * and a ring of 1 KiB.
      */
     @Test
-    void withoutTheWriteBehindThreadTheFillerWritesEveryBufferInOrder() {
+    void withoutTheFileThreadTheServiceWritesTheRingInOrderWhenItIsFull() {
         Path file = dir.resolve("filler.bin");
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
-        // A filler that waited for the write-behind thread would wait forever: the timeout catches that.
+        // A service that waited for the file thread would wait forever: the timeout catches that.
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            try (WriteBehind behind = new WriteBehind(TraceFileChannel.open(file), 1024, false)) {
-                ByteBuffer buffer = behind.firstBuffer();
-                for (int i = 0; i < 5 * WriteBehind.BUFFERS; i++) {
-                    int length = 1 + i * 7 % 1024;
+            try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+                for (int i = 0; i < 200; i++) {
+                    int length = 1 + i * 7 % 512;
+                    byte[] bytes = new byte[length];
                     for (int k = 0; k < length; k++) {
-                        buffer.put(k, (byte) (i + k));
-                        expected.write(i + k);
+                        bytes[k] = (byte) (i + k);
                     }
-                    buffer = behind.write(buffer, length);
+                    long reservation = log.reserve(length);
+                    log.put(reservation, 0, bytes, 0, length);
+                    log.commit(reservation, length, 1);
+                    expected.write(bytes);
                 }
-                behind.sync();
-                assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file), "synced: every buffer, in order");
+                log.sync();
+                assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file), "synced: every append, in order");
+                assertEquals(200, log.packetsWritten());
             }
         });
+    }
+
+    /**
+     * Appenders that find the ring full give up at once, without waiting and without writing: an
+     * application thread never does the file's work. The file gets the ranges in the order they were
+     * reserved, whatever the order of their commits, and the room comes back once they are written.
+     */
+    @Test
+    void anAppenderThatFindsTheRingFullGivesUpAtOnceAndTheFileKeepsTheOrderOfReservation() throws IOException {
+        Path file = dir.resolve("full.bin");
+        byte[] ones = new byte[512];
+        byte[] twos = new byte[512];
+        java.util.Arrays.fill(ones, (byte) 1);
+        java.util.Arrays.fill(twos, (byte) 2);
+        try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+            long first = log.tryReserve(512);
+            long second = log.tryReserve(512);
+            assertTrue(first >= 0 && second >= 0, "two halves fit");
+            assertEquals(FileLog.FULL, log.tryReserve(1), "nothing more fits");
+            log.put(second, 0, twos, 0, 512);
+            log.commit(second, 512, 1);
+            log.put(first, 0, ones, 0, 512);
+            log.commit(first, 512, 1);
+            assertEquals(FileLog.FULL, log.tryReserve(1), "committed is not written: still no room");
+            log.sync();
+            byte[] expected = new byte[1024];
+            System.arraycopy(ones, 0, expected, 0, 512);
+            System.arraycopy(twos, 0, expected, 512, 512);
+            assertArrayEquals(expected, Files.readAllBytes(file), "first reserved, first in the file");
+            long whole = log.tryReserve(1024);
+            assertTrue(whole >= 0, "written: the whole ring is free again");
+            log.commit(whole, 1024, 0);
+        }
     }
 
     /** A file that refuses its bytes (/dev/full: no space left) fails the session's next call; nothing hangs. */
@@ -180,7 +216,7 @@ class TraceFileWriteBehindTest {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> use.accept(new TraceFileWriter(full)));
     }
 
-    /** Closing ends the file's write-behind thread, whether the writes went well or failed. */
+    /** Closing ends the file's thread, whether the writes went well or failed. */
     @Test
     void closingEndsTheWriteBehindThreadAfterSuccessAndAfterFailure() throws Exception {
         Path file = dir.resolve("ends.pftrace");
@@ -198,13 +234,13 @@ class TraceFileWriteBehindTest {
         }
     }
 
-    /** Opens a writer, writes past its first buffer, closes it, and returns the write-behind thread it started. */
+    /** Opens a writer, writes past its first buffer, closes it, and returns the file thread it started. */
     private static Thread writeBehindThreadOf(WriterFactory factory) throws IOException {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         TraceFileWriter writer = factory.open();
         List<Thread> started = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> !before.contains(t) && t.getName().equals("jtrace-file-writer")).toList();
-        assertEquals(1, started.size(), "one write-behind thread per file: " + started);
+        assertEquals(1, started.size(), "one file thread per file: " + started);
         try {
             writer.packet(new byte[300_000], 0, 300_000, new byte[0], 0);
             writer.close();
@@ -299,8 +335,9 @@ class TraceFileWriteBehindTest {
                     assertFileHolds(file, expected.toByteArray(), packets);
                 }
             }
-            assertEquals(packets, writer.packets());
-            assertEquals(expected.size(), writer.bytes());
+            assertEquals(expected.size(), writer.bytes(), "bytes: everything appended, written or not");
+            writer.flush();
+            assertEquals(packets, writer.packets(), "packets: those in the file");
         }
         assertFileHolds(file, expected.toByteArray(), packets);
     }

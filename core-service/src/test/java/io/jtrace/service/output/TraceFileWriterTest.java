@@ -59,8 +59,9 @@ class TraceFileWriterTest {
                 byte[] trailerSpace = Arrays.copyOf(trailer, trailer.length + 7);
                 writer.packet(framed, 3, b.length, trailerSpace, trailer.length);
             }
-            assertEquals(packets.size(), writer.packets());
             bytes = writer.bytes();
+            writer.flush();
+            assertEquals(packets.size(), writer.packets(), "every packet in the file once flushed");
         }
 
         byte[] content = Files.readAllBytes(file);
