@@ -1,6 +1,8 @@
 package io.jtrace.service;
 
 import io.jtrace.service.buffer.PacketSink;
+import io.jtrace.service.buffer.Promotion;
+import io.jtrace.service.buffer.PromotionTarget;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.shm.abi.ChunkSnapshot;
 import io.jtrace.shm.abi.ChunkHeader;
@@ -84,6 +86,7 @@ final class ChunkMover {
      * ignored (nothing of it is stored).
      */
     private void retire(ProducerState producer, int writerId) {
+        reclaim(producer, writerId);
         Integer target = producer.writerTargets.remove(writerId);
         TraceBuffer buffer = target == null ? null : buffers.get(target);
         if (buffer != null) {
@@ -115,14 +118,28 @@ final class ChunkMover {
         if (buffer != null) {
             int payloadEnd = -1;
             int stampedSequenceId = 0;
+            int writerId = 0;
+            int chunkId = 0;
+            Promotion held = null;
+            if (producer.promotions != null) {
+                int offset = abi.chunkOffset(page, layout, chunk);
+                writerId = ChunkHeader.writerId(abi.readWriterAndPackets(offset));
+                chunkId = abi.readChunkId(offset);
+                // The chunks the writer appended join the sequence before this one; a promotion waiting for
+                // this chunk is held while it is taken, any other taken back.
+                held = producer.promotions.holdFor(writerId, chunkId,
+                        (promotion, writer) -> settle(producer, promotion, writer));
+            }
             if (request.sequenceId(i) > 0 && sequences.trusted(producer.id)) {
                 // Hints come in-process only, from a writer as trusted as the service's own code.
                 stampedSequenceId = request.sequenceId(i);
                 payloadEnd = request.payloadEnd(i);
-                int writerId = ChunkHeader.writerId(abi.readWriterAndPackets(abi.chunkOffset(page, layout, chunk)));
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
             stored = readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
+            if (producer.promotions != null) {
+                promoteAfter(producer, owner, buffer, writerId, chunkId, targetBuffer, stored, held);
+            }
             if (!stored) {
                 // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
                 stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
@@ -157,6 +174,49 @@ final class ChunkMover {
             files.get().wrote(owner);
         }
         return read;
+    }
+
+    /**
+     * After chunk {@code chunkId} of an in-process writer: when it went straight into the file and its
+     * sequence lacks nothing, the writer may append its next chunks itself (its promotion handed back, or
+     * granted); else a promotion held for the chunk is revoked.
+     */
+    private void promoteAfter(ProducerState producer, TracingSession owner, TraceBuffer buffer, int writerId,
+                              int chunkId, int targetBuffer, boolean readThrough, Promotion held) {
+        PromotionTarget target = producer.promotions.offered(targetBuffer);
+        boolean inFile = readThrough && target != null && files.get().writableFile(owner) != null
+                && buffer.promotable(producer.id, writerId);
+        if (held != null) {
+            producer.promotions.handBack(writerId, held, inFile, chunkId);
+        } else if (inFile) {
+            producer.promotions.grant(writerId, buffer.promotion(producer.id, writerId, target));
+        }
+    }
+
+    /** Takes back the promotion of {@code writerId}, if it has one, waiting if it is appending a chunk now. */
+    private void reclaim(ProducerState producer, int writerId) {
+        if (producer.promotions != null) {
+            producer.promotions.reclaim(writerId, true, (promotion, writer) -> settle(producer, promotion, writer));
+        }
+    }
+
+    /** A producer goes: every promotion of its writers taken back, waiting for those appending a chunk now. */
+    void reclaimPromotions(ProducerState producer) {
+        if (producer.promotions != null) {
+            producer.promotions.reclaimEverything((promotion, writer) -> settle(producer, promotion, writer));
+        }
+    }
+
+    /**
+     * A promotion taken back: the sequence id the writer wrote is its sequence's, and the chunks it
+     * appended join its buffer's sequence and counts (nothing, if the buffer is gone).
+     */
+    private void settle(ProducerState producer, Promotion promotion, int writerId) {
+        sequences.adopt(producer.id, writerId, promotion.sequenceId());
+        TraceBuffer buffer = buffers.get(promotion.targetBuffer());
+        if (buffer != null) {
+            buffer.settle(promotion, producer.id, writerId);
+        }
     }
 
     /**
@@ -226,6 +286,18 @@ final class ChunkMover {
         if (abi == null || !producer.connected || heldOnly && !sequences.trusted(producer.id)) {
             return;
         }
+        // A copy of a chunk its writer holds, and any read of its sequence, need the sequence back from
+        // the writer: taken back first, so no chunk the copy sees is appended by the writer meanwhile. At
+        // the end no writer takes a new one; a flush leaves alone writers that appended since the last
+        // one or are appending now (their events are flowing into the file anyway).
+        BitSet appending = new BitSet();
+        if (producer.promotions != null) {
+            if (!heldOnly) {
+                producer.promotions.withdraw(session.bufferIds);
+            }
+            appending = producer.promotions.reclaimAll(session.bufferIds, heldOnly,
+                    (promotion, writer) -> settle(producer, promotion, writer));
+        }
         if (pagesInUse.length < abi.pageCount()) {
             pagesInUse = new boolean[abi.pageCount()];
         }
@@ -251,7 +323,7 @@ final class ChunkMover {
                     continue;
                 }
                 Integer target = producer.writerTargets.get(snapshot.writerId());
-                if (target == null || bufferOwners.get(target) != session) {
+                if (target == null || bufferOwners.get(target) != session || appending.get(snapshot.writerId())) {
                     continue;
                 }
                 // Copied, never freed: a COMPLETE chunk's commit may still be on its way, and the chunk

@@ -2,6 +2,7 @@ package io.jtrace.service;
 
 import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TraceConfig;
+import io.jtrace.service.buffer.PromotionTarget;
 import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.io.IOException;
@@ -80,6 +81,12 @@ final class DataSourceInstances {
                 .setTracingSessionId(session.id)
                 .setTargetBufferOverwrites(session.overwritingBuffers.contains(globalBuffer))
                 .build();
+        if (producer.promotions != null && session.file != null) {
+            // The agent's own writers append their chunks to the file themselves (Promotion).
+            long limit = session.config.getMaxFileSizeBytes();
+            producer.promotions.offer(new PromotionTarget(globalBuffer, producer.abi, session.file, producer.pid,
+                    producer.uid, limit > 0 ? limit : Long.MAX_VALUE));
+        }
         DataSourceDescriptor descriptor = producer.dataSources.get(instanceConfig.getName());
         TracingSession.Instance instance = new TracingSession.Instance(instanceId, producer.id, descriptor);
         instance.started = !descriptor.willNotifyOnStart();

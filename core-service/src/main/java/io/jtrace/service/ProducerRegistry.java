@@ -40,7 +40,8 @@ final class ProducerRegistry {
 
     /** On the connecting thread: the new producer's record, which {@link #add} then registers. */
     ProducerState newProducer(Producer producer, String name, int uid, int pid, boolean inProcess) {
-        return new ProducerState(producerIds.incrementAndGet(), name, uid, pid, producer, inProcess);
+        return new ProducerState(producerIds.incrementAndGet(), name, uid, pid, producer, inProcess,
+                sequences::claimSlotId);
     }
 
     void add(ProducerState producer) {
@@ -112,6 +113,7 @@ final class ProducerRegistry {
             return;
         }
         producer.connected = false;
+        chunkMover.reclaimPromotions(producer);
         producers.remove(producer.id);
         producer.unlinkSmb();
         if (producer.smb != null) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,8 @@ final class ProducerState {
     final Producer callbacks;
     /** Connected in this JVM, not over IPC: see {@link io.jtrace.service.buffer.SequenceIdentity#trusted}. */
     final boolean inProcess;
+    /** Its writers' leave to append their chunks to files themselves: in-process producers only, else null. */
+    final Promotions promotions;
     final Map<String, DataSourceDescriptor> dataSources = new LinkedHashMap<>();
     /** Writer id → global target buffer id, from registerTraceWriter. */
     final Map<Integer, Integer> writerTargets = new HashMap<>();
@@ -30,13 +33,15 @@ final class ProducerState {
     private boolean smbUnlinked;
     boolean connected = true;
 
-    ProducerState(int id, String name, int uid, int pid, Producer callbacks, boolean inProcess) {
+    ProducerState(int id, String name, int uid, int pid, Producer callbacks, boolean inProcess,
+                  IntPredicate claimSlotId) {
         this.id = id;
         this.name = name;
         this.uid = uid;
         this.pid = pid;
         this.callbacks = callbacks;
         this.inProcess = inProcess;
+        this.promotions = inProcess ? new Promotions(claimSlotId) : null;
     }
 
     /** Removes the SMB's file name, so no other process can open it; once, whoever asks first. */

@@ -7,6 +7,7 @@ import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.status.DumpResult;
 import io.jtrace.service.status.ServiceStatus;
+import io.jtrace.shm.writer.ChunkPromoter;
 import io.jtrace.shm.writer.CommitRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -229,6 +230,12 @@ public final class TracingService implements AutoCloseable {
         @Override
         public void flushComplete(long requestId) {
             thread.post(() -> flushes.acked(sessions.values(), state.id, requestId));
+        }
+
+        /** Final, so any thread may ask: the committer does, on the producer's thread. */
+        @Override
+        public ChunkPromoter promoter() {
+            return state.promotions;
         }
 
         @Override

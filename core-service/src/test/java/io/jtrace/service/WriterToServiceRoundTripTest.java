@@ -194,7 +194,7 @@ class WriterToServiceRoundTripTest {
     }
 
     @Test
-    void aStreamedSessionReadsAnInProcessWritersChunksStraightIntoItsFileOnceInOrder() throws Exception {
+    void anInProcessWriterOfAStreamedSessionAppendsItsChunksToTheFileItselfOnceInOrderWithItsIdentity() throws Exception {
         TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);
         int count = 3000;
         long[] tags = {11, 22};
@@ -208,8 +208,8 @@ class WriterToServiceRoundTripTest {
         assertEquals(0L, await(written));
         assertTrue(await(consumer.flush(10_000)), "the writers' chunks are committed");
         int bufferId = await(service.status()).sessions().get(0).buffers().get(0).id();
-        io.jtrace.service.buffer.BufferCounters counters = await(service.bufferCounters(bufferId));
         await(consumer.disableTracing());
+        io.jtrace.service.buffer.BufferCounters counters = await(service.bufferCounters(bufferId));
 
         List<TracePacket> fromProducer = producerPackets(
                 io.jtrace.protos.Trace.parseFrom(java.nio.file.Files.readAllBytes(file)).getPacketList());
@@ -217,9 +217,16 @@ class WriterToServiceRoundTripTest {
             assertTagged(fromProducer, tag, count);
         }
         assertEquals(2 * count, fromProducer.size(), "every packet exactly once");
-        assertTrue(counters.chunksReadThrough() > 0, "chunks went straight into the file: " + counters.chunksWritten()
-                + " written, " + counters.chunksReadThrough() + " read through");
+        // Each writer opens its sequence in the file itself and appends its complete chunks there, on its
+        // own thread; only the chunks they still held at the end went through the service.
+        assertTrue(counters.chunksPromoted() > 0, "chunks the writers appended themselves: "
+                + counters.chunksPromoted() + " of " + counters.chunksWritten());
+        assertTrue(counters.chunksWritten() - counters.chunksPromoted() <= tags.length,
+                "at most the chunks held at the end went through the service: " + counters.chunksWritten() + " written, "
+                        + counters.chunksPromoted() + " appended by their writers");
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
         assertTrue(fromProducer.stream().noneMatch(TracePacket::hasPreviousPacketDropped));
+        TestPackets.assertAttributedTo(fromProducer, ProcessIdentity.pid(), ProcessIdentity.uid());
     }
 
     @Test

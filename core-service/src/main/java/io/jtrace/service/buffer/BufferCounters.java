@@ -26,6 +26,8 @@ public final class BufferCounters {
     long chunksReadOnHints;
     /** Chunks read straight from the SMB into a file, never stored ({@link ReadThrough}); also in chunksWritten and chunksRead. */
     long chunksReadThrough;
+    /** Chunks their writers appended to a file themselves ({@link Promotion}); also in chunksWritten and chunksRead. */
+    long chunksPromoted;
 
     void copyFrom(BufferCounters o) {
         bytesWritten = o.bytesWritten;
@@ -48,6 +50,7 @@ public final class BufferCounters {
         packetsWithoutIncrementalState = o.packetsWithoutIncrementalState;
         chunksReadOnHints = o.chunksReadOnHints;
         chunksReadThrough = o.chunksReadThrough;
+        chunksPromoted = o.chunksPromoted;
     }
 
     public long bytesOverwritten() {
@@ -109,6 +112,10 @@ public final class BufferCounters {
 
     public long chunksReadThrough() {
         return chunksReadThrough;
+    }
+
+    public long chunksPromoted() {
+        return chunksPromoted;
     }
 
     /**

@@ -23,7 +23,7 @@ final class ChunkPacketReader {
     private static final int TRUSTED_PID_FIELD = 79;
     private static final int FIRST_PACKET_ON_SEQUENCE_FIELD = 87;
     /** Largest trailer: five fields, each a tag of at most 2 bytes and a varint of at most 10. */
-    private static final int TRAILER_MAX = 64;
+    static final int TRAILER_MAX = 64;
 
     private final BufferCounters counters;
     /**
@@ -59,8 +59,7 @@ final class ChunkPacketReader {
         int end = chunk.offset + chunk.size;
         long delivered = 0;
         sequenceOnly = Varints.putField(trailer, 0, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
-        withIdentity = Varints.putField(trailer, Varints.putField(trailer, sequenceOnly, TRUSTED_UID_FIELD, uid),
-                TRUSTED_PID_FIELD, pid);
+        withIdentity = identityTrailer(trailer, sequenceId, uid, pid);
         boolean fileFramed = (chunk.flags & ChunkHeader.FLAG_FILE_FRAMED) != 0;
         int slotBytes = fileFramed ? WireFormat.SEQUENCE_ID_SLOT_BYTES : 0;
         boolean stampSlots = fileFramed && sequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID;
@@ -203,6 +202,20 @@ final class ChunkPacketReader {
         }
         runPackets = count;
         return pos;
+    }
+
+    /**
+     * Writes the trailer of a chunk's first packet into {@code into}: trusted_packet_sequence_id, then
+     * trusted_uid and trusted_pid. Returns its length.
+     */
+    static int identityTrailer(byte[] into, int sequenceId, int uid, int pid) {
+        int pos = Varints.putField(into, 0, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
+        return Varints.putField(into, Varints.putField(into, pos, TRUSTED_UID_FIELD, uid), TRUSTED_PID_FIELD, pid);
+    }
+
+    /** Appends first_packet_on_sequence to a trailer of {@code length} bytes in {@code into}; returns the new length. */
+    static int firstOnSequence(byte[] into, int length) {
+        return Varints.putField(into, length, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
     }
 
     /** A broken frame: the rest of the chunk is lost, and a copy that replaces it is not read again. */

@@ -3,6 +3,7 @@ package io.jtrace.service.buffer;
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.proto.WireFormat;
 
 /**
  * A trusted writer's complete chunk read straight from the SMB into a streaming session's file,
@@ -75,5 +76,30 @@ final class ReadThrough {
         counters.bytesRead += payloadBytes;
         counters.chunksReadThrough++;
         return true;
+    }
+
+    /**
+     * Right after {@link #read} read a chunk of the writer: its leave to append its next chunks itself
+     * ({@link Promotion}), when its sequence lacks nothing (opened, no loss to report, nothing held back)
+     * and its slots already carry the sequence's id; else null.
+     */
+    Promotion promotion(int producerId, int writerId, PromotionTarget target) {
+        if (!promotable(producerId, writerId)) {
+            return null;
+        }
+        SequenceState seq = buffer.sequence(producerId, writerId);
+        return new Promotion(seq.sequenceId, seq.maxChunkId + 1, target.bufferId(), target);
+    }
+
+    /**
+     * Right after {@link #read} read a chunk of the writer: whether the writer may append the chunks
+     * after it itself (see {@link #promotion}).
+     */
+    boolean promotable(int producerId, int writerId) {
+        SequenceState seq = buffer.sequence(producerId, writerId);
+        return seq.firstPacketEmitted && !seq.lossPending && !seq.awaitingIncrementalState && seq.pendingFragment == null
+                && seq.partialOrdinal < 0 && seq.chunks.isEmpty() && seq.lostRunFrom < 0 && seq.lostOrdinals.isEmpty()
+                && record.stampedSequenceId == seq.sequenceId && seq.sequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID
+                && record.chunkId == seq.maxChunkId;
     }
 }

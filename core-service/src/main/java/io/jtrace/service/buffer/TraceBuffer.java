@@ -190,6 +190,24 @@ public final class TraceBuffer {
         return readThrough.read(producerId, abi, page, layout, index, payloadEnd, stampedSequenceId, identity, file);
     }
 
+    /**
+     * Right after {@link #readThrough} read a chunk of the writer: its {@link Promotion}, or null when
+     * its sequence is not ready for one (see {@link ReadThrough#promotion}).
+     */
+    public Promotion promotion(int producerId, int writerId, PromotionTarget target) {
+        return readThrough.promotion(producerId, writerId, target);
+    }
+
+    /** Right after {@link #readThrough} read a chunk of the writer: whether it may append the next ones itself. */
+    public boolean promotable(int producerId, int writerId) {
+        return readThrough.promotable(producerId, writerId);
+    }
+
+    /** A promotion of a writer of this buffer, taken back: its chunks join the sequence and the counts. */
+    public void settle(Promotion promotion, int producerId, int writerId) {
+        promotion.settle(this, counters, producerId, writerId);
+    }
+
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)} from an array. */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, byte[] payload, boolean complete) {
         return copyChunk(producerId, writerId, chunkId, packetsWord, ByteBuffer.wrap(payload), 0, payload.length, complete);

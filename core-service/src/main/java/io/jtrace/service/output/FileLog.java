@@ -226,14 +226,28 @@ final class FileLog implements AutoCloseable {
      * that are still filling their ranges. Throws if a write failed.
      */
     void sync() throws IOException {
-        long word = (long) RESERVATION.getVolatile(this);
-        long target = word >>> POSITION_BITS & TICKET_MASK;
-        for (int attempt = 0; (target - (long) CONSUMED_TICKET.getAcquire(this) & TICKET_MASK) != 0; attempt++) {
+        consumeUpTo(ticketsReserved());
+        throwIfFailed();
+    }
+
+    /**
+     * The tickets reserved so far, counted as {@link #consumedTicket} counts them (not wrapped): the
+     * consumed count read first, then the reservation word, whose wrapped ticket is at most
+     * {@link #SLOTS} ahead of it.
+     */
+    private long ticketsReserved() {
+        long consumed = (long) CONSUMED_TICKET.getAcquire(this);
+        long ticket = (long) RESERVATION.getVolatile(this) >>> POSITION_BITS & TICKET_MASK;
+        return consumed + (ticket - consumed & TICKET_MASK);
+    }
+
+    /** Consumes, on this thread or another, until {@code tickets} are; waits for appenders still filling. */
+    private void consumeUpTo(long tickets) {
+        for (int attempt = 0; (long) CONSUMED_TICKET.getAcquire(this) < tickets; attempt++) {
             if (!consumeNow()) {
                 backOff(attempt);
             }
         }
-        throwIfFailed();
     }
 
     /**
@@ -290,12 +304,7 @@ final class FileLog implements AutoCloseable {
         } while (word >= 0 && !RESERVATION.compareAndSet(this, word, word | CLOSED));
         closed = true;
         try {
-            long target = word >>> POSITION_BITS & TICKET_MASK;
-            for (int attempt = 0; (target - (long) CONSUMED_TICKET.getAcquire(this) & TICKET_MASK) != 0; attempt++) {
-                if (!consumeNow()) {
-                    backOff(attempt);
-                }
-            }
+            consumeUpTo(ticketsReserved());
         } finally {
             consumer.lock();
             try {
@@ -318,6 +327,22 @@ final class FileLog implements AutoCloseable {
         IOException e = failure;
         if (e != null) {
             throw new IOException("writing the trace file failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Consumes unless another thread is consuming now (never waits); returns whether any slot was
+     * consumed. For an application thread that found the ring full while the file thread is not
+     * getting the CPU: it writes the ring out itself, as JFR's threads write full buffers out.
+     */
+    boolean tryConsume() {
+        if (!consumer.tryLock()) {
+            return false;
+        }
+        try {
+            return consume();
+        } finally {
+            consumer.unlock();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jtrace.service.output;
 
+import io.jtrace.service.buffer.FileAppender;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.service.buffer.Varints;
 import java.io.IOException;
@@ -20,7 +21,7 @@ import java.nio.file.Path;
  * application thread promoting its chunk). Both go into one {@link FileLog}, whose order of reservation
  * is the order in the file.
  */
-public final class TraceFileWriter implements PacketSink, AutoCloseable {
+public final class TraceFileWriter implements PacketSink, FileAppender, AutoCloseable {
     private static final byte TRACE_PACKET_TAG = (1 << 3) | 2;
     /** Largest frame header: the tag and a 5-byte varint length. */
     private static final int FRAME_HEADER_MAX = 6;
@@ -106,22 +107,31 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
      * A reservation must be filled ({@link #put}) and then committed ({@link #commit}) promptly: the file
      * is held back behind it until then.
      */
+    @Override
     public long tryReserve(int length) {
         return length > log.largestAppend() ? FileLog.FULL : log.tryReserve(length);
     }
 
     /** Fills {@code at} bytes into a reservation with {@code src}'s bytes at absolute {@code [offset, offset + length)}. */
+    @Override
     public void put(long reservation, int at, ByteBuffer src, int offset, int length) {
         log.put(reservation, at, src, offset, length);
     }
 
+    @Override
     public void put(long reservation, int at, byte[] src, int offset, int length) {
         log.put(reservation, at, src, offset, length);
     }
 
     /** The reservation's {@code length} bytes are filled and hold {@code packets} packets. */
+    @Override
     public void commit(long reservation, int length, int packets) {
         log.commit(reservation, length, packets);
+    }
+
+    @Override
+    public boolean tryWriteOut() {
+        return log.tryConsume();
     }
 
     /** Packets in the file so far. */
@@ -129,7 +139,7 @@ public final class TraceFileWriter implements PacketSink, AutoCloseable {
         return log.packetsWritten();
     }
 
-    /** Bytes the file holds once everything appended so far is written. */
+    @Override
     public long bytes() {
         return log.position();
     }

@@ -176,6 +176,59 @@ class TraceFileWriteBehindTest {
         }
     }
 
+    /**
+     * Threads append their own frames while the service writes packets and flushes: every flush returns
+     * (the appends after it started do not hold it up, nor does consumption that passes where it
+     * started), and the file holds every frame once, each thread's in its order.
+     */
+    @Test
+    void framesAppendedByManyThreadsWhileTheServiceFlushesAreAllInTheFileEachThreadsInOrder() throws Exception {
+        Path file = dir.resolve("many.pftrace");
+        int threads = 4;
+        int frames = 20_000;
+        try (TraceFileWriter writer = new TraceFileWriter(file)) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < frames; i++) {
+                        byte[] framed = Trace.newBuilder().addPacket(TracePacket.newBuilder()
+                                .setTrustedPacketSequenceId(10 + thread).setTimestamp(i)).build().toByteArray();
+                        long reservation;
+                        while ((reservation = writer.tryReserve(framed.length)) < 0) {
+                            Thread.onSpinWait();
+                        }
+                        writer.put(reservation, 0, framed, 0, framed.length);
+                        writer.commit(reservation, framed.length, 1);
+                    }
+                    return null;
+                }));
+            }
+            assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+                byte[] own = TracePacket.newBuilder().setTrustedPacketSequenceId(1).build().toByteArray();
+                while (!done.stream().allMatch(java.util.concurrent.Future::isDone)) {
+                    writer.packet(own, 0, own.length, new byte[0], 0);
+                    writer.flush();
+                }
+            });
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+            pool.shutdown();
+        }
+        long[] next = new long[threads];
+        for (TracePacket p : Trace.parseFrom(Files.readAllBytes(file)).getPacketList()) {
+            int thread = p.getTrustedPacketSequenceId() - 10;
+            if (thread >= 0) {
+                assertEquals(next[thread]++, p.getTimestamp(), "thread " + thread + "'s frames in order, once");
+            }
+        }
+        for (int t = 0; t < threads; t++) {
+            assertEquals(frames, next[t], "every frame of thread " + t);
+        }
+    }
+
     /** A file that refuses its bytes (/dev/full: no space left) fails the session's next call; nothing hangs. */
     @Test
     void aFailedWriteReachesTheFillingThreadAsAnErrorAndClosingStillEnds() {

@@ -93,12 +93,17 @@ public final class ChunkCommitter implements AutoCloseable {
      * Advances whenever chunks may have been freed since: the sink freed or released a request, and at
      * every wake-up of the commit thread while frees are not reported in this process (the safety net
      * for a service in another process, which frees without telling this side). Writers that found the SMB full scan it again only once this has
-     * moved ({@link ChunkArbiter#acquireChunk}). Written by the sink's and the commit thread (atomic
-     * increment), read by writers (volatile).
+     * moved ({@link ChunkArbiter#acquireChunk}). Written by the sink's and the commit thread, and by a
+     * writer that freed a chunk it promoted (atomic increment, after the page's mark), read by writers
+     * (volatile).
      */
     private final AtomicLong freeEpoch = new AtomicLong();
     /** Pages that may have a free chunk, marked where frees are reported ({@link #chunksFreed}). */
     private final FreePageHints freePages;
+    /** Longest a writer waits for the service to take its earlier chunks before its chunk is queued too. */
+    private static final long CATCH_UP_NANOS = 10_000_000;
+    /** The sink's promoter, if it has one ({@link CommitSink#promoter()}): fixed at construction. */
+    private final ChunkPromoter promoter;
     /**
      * Set once the sink reports frees in this process ({@link CommitRequest#chunksFreed()}): every free
      * then comes with its pages, and the commit thread's period stops marking every page. Until then
@@ -124,6 +129,7 @@ public final class ChunkCommitter implements AutoCloseable {
         this.freePages = new FreePageHints(pageCount);
         this.wakeThreshold = Math.max(1, pageCount / 16);
         this.sink = sink;
+        this.promoter = sink.promoter();
         this.periodNanos = TimeUnit.MILLISECONDS.toNanos(commitPeriodMillis);
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
@@ -131,6 +137,46 @@ public final class ChunkCommitter implements AutoCloseable {
 
     public void start() {
         thread.start();
+    }
+
+    /**
+     * Writer thread: a chunk it released as COMPLETE goes to the service, straight into its output when
+     * the service promotes it ({@link ChunkPromoter}: the chunk is then free, and its page marked), else
+     * queued for the commit thread. Lock-free, allocation-free.
+     */
+    public void chunkReleased(int writerId, int page, int index, int targetBuffer, int payloadEnd, int sequenceId) {
+        if (promoter != null && promote(writerId, page, index, targetBuffer, payloadEnd, sequenceId)) {
+            // After the free (the promoter's CAS), as for the frees the sink reports: see FreePageHints.
+            freePages.mark(page);
+            freeEpoch.incrementAndGet();
+            return;
+        }
+        chunkReleased(page, index, targetBuffer, payloadEnd, sequenceId);
+    }
+
+    /**
+     * Asks the promoter to take the chunk; while the writer's earlier chunks are still on their way
+     * through the service ({@link ChunkPromoter#BEHIND}), sends them now and gives the service the CPU
+     * to take them, for at most {@link #CATCH_UP_NANOS}. Without this a writer that once went through the
+     * service under load would stay there: the service takes each of its chunks after the writer has
+     * released the next ones, so the writer's turn would never come.
+     */
+    private boolean promote(int writerId, int page, int index, int targetBuffer, int payloadEnd, int sequenceId) {
+        long deadline = 0;
+        while (true) {
+            int outcome = promoter.tryPromote(writerId, page, index, targetBuffer, payloadEnd, sequenceId);
+            if (outcome != ChunkPromoter.BEHIND) {
+                return outcome == ChunkPromoter.PROMOTED;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + CATCH_UP_NANOS;
+            } else if (now - deadline > 0) {
+                return false;
+            }
+            LockSupport.unpark(thread);
+            Thread.yield();
+        }
     }
 
     /**

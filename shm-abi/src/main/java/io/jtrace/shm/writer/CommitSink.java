@@ -9,4 +9,9 @@ public interface CommitSink {
 
     /** Every chunk released before the flush with this id was requested has been committed. */
     void flushComplete(long requestId);
+
+    /** A service in this process that writers may hand chunks to directly, or null (the usual case). */
+    default ChunkPromoter promoter() {
+        return null;
+    }
 }

@@ -550,7 +550,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         int index = ChunkArbiter.indexOf(handle);
         // The CAS to COMPLETE publishes every byte written into the chunk (see SharedMemoryAbi).
         abi.releaseChunkAsComplete(page, index);
-        arbiter.committer().chunkReleased(page, index, targetBuffer, payloadEnd, proposedSequenceId);
+        arbiter.committer().chunkReleased(writerId, page, index, targetBuffer, payloadEnd, proposedSequenceId);
     }
 
     /** Sends the rest of the current packet to the scratch buffer, with room for the next {@code needed} bytes. */

@@ -1,0 +1,33 @@
+package io.jtrace.service.buffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A trace file as threads other than the service's append to it ({@link Promotion}): whole frames,
+ * into space reserved without a lock and without waiting, then filled, then committed. The file keeps
+ * the order in which the space was reserved.
+ */
+public interface FileAppender {
+    /** {@link #tryReserve}'s answer when the file's ring is full now (other negative answers: closed or failed). */
+    long FULL = -1;
+
+    /** Reserves {@code length} bytes (at least 1): the reservation, or a negative number when not now. */
+    long tryReserve(int length);
+
+    /** Fills {@code at} bytes into a reservation with {@code src}'s bytes at absolute {@code [offset, offset + length)}. */
+    void put(long reservation, int at, ByteBuffer src, int offset, int length);
+
+    void put(long reservation, int at, byte[] src, int offset, int length);
+
+    /** The reservation's {@code length} bytes are filled and hold {@code packets} packets. */
+    void commit(long reservation, int length, int packets);
+
+    /** Bytes the file holds once everything appended so far is written. */
+    long bytes();
+
+    /**
+     * Writes what is committed into the file on this thread, unless another thread is writing it now;
+     * returns whether anything was written (room was made).
+     */
+    boolean tryWriteOut();
+}

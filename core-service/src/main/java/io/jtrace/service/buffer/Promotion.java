@@ -1,0 +1,375 @@
+package io.jtrace.service.buffer;
+
+import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.abi.PageHeader;
+import io.jtrace.shm.abi.PageLayout;
+import io.jtrace.shm.abi.SharedMemoryAbi;
+import io.jtrace.shm.proto.WireFormat;
+import io.jtrace.shm.writer.ChunkPromoter;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * One trusted writer's leave to append its complete chunks straight into its session's file, on its own
+ * thread, as JFR's threads promote their buffers: the service then does nothing per chunk, and under
+ * many busy threads the work is spread over the threads that produce it instead of waiting for the
+ * service thread's turn on a CPU. The service grants it after reading one of the writer's chunks straight
+ * into the file with nothing of the sequence left in its buffer (see {@link ReadThrough}): from there on
+ * the sequence lacks nothing, and each chunk the writer appends is exactly what the service would have
+ * appended for it (its first packet with the trusted identity, the rest as the writer framed them).
+ *
+ * <p>Ownership, by {@link #state}:
+ * <ul>
+ *   <li>{@link #GRANTED}: the writer may take it (CAS to {@link #IN_USE}); the service may take it back
+ *       (CAS to {@link #REVOKED}). Whoever wins the CAS owns the fields below until it stores the next
+ *       state.</li>
+ *   <li>{@link #IN_USE}: the writer appends one chunk, then stores {@link #GRANTED} with release,
+ *       publishing its updates of {@link #nextChunkId} and the counts; or stores {@link #REVOKED} with
+ *       release when the chunk cannot go this way (it then goes through the service, and so does every
+ *       later one until the service grants again).</li>
+ *   <li>{@link #REVOKED}: the service's, for good. Before it handles anything of the sequence (a chunk
+ *       of the writer, its retirement, a copy of a chunk it holds, the end of the session) it
+ *       {@link #settle settles}: it reads the fields (after the CAS or the acquire load that saw
+ *       {@code REVOKED}), accounts the appended chunks in the sequence and the buffer's counters, and
+ *       drops the promotion.</li>
+ * </ul>
+ * The service's own sequence state is never touched by the writer: while it is granted, the sequence has
+ * nothing in the buffer, and the chunks appended are added to it at the settlement.
+ *
+ * <p>Order in the file: a chunk the service read is in the file's ring (reserved there) before the
+ * promotion is granted, and a chunk the writer appends is reserved before it revokes and hands its next
+ * chunk to the service: the file's ring keeps the order of reservation, so the sequence's chunks are in
+ * the file in their order.
+ */
+public final class Promotion {
+    static final int GRANTED = 0;
+    static final int IN_USE = 1;
+    static final int REVOKED = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Promotion.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Chunk flags that keep a chunk from being appended as it is. */
+    private static final int NEEDS_THE_SERVICE = ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV
+            | ChunkHeader.FLAG_LAST_PACKET_CONTINUES_ON_NEXT | ChunkHeader.FLAG_NEEDS_PATCHING;
+    private static final int SLOT = WireFormat.SEQUENCE_ID_SLOT_BYTES;
+    /** {@link #append}'s outcomes, as {@link ChunkPromoter}'s: appended; cannot go this way; not its turn yet. */
+    private static final int APPENDED = ChunkPromoter.PROMOTED;
+    private static final int REFUSED = ChunkPromoter.QUEUE;
+    private static final int BEHIND = ChunkPromoter.BEHIND;
+    /** Longest a writer waits for room in the file's ring before its chunk goes through the service. */
+    private static final long FULL_WAIT_NANOS = 10_000_000;
+
+    @SuppressWarnings("unused")
+    private volatile int state;
+    private final int sequenceId;
+    private final int targetBuffer;
+    private final PromotionTarget target;
+    /** Whether the writer took this promotion itself at its chunk 0: it then opens its sequence. */
+    private final boolean opensSequence;
+    /** The trusted identity appended to a chunk's first packet, and with first_packet_on_sequence. */
+    private final byte[] trailer = new byte[ChunkPacketReader.TRAILER_MAX];
+    private final int trailerLength;
+    private final byte[] openingTrailer = new byte[ChunkPacketReader.TRAILER_MAX];
+    private final int openingTrailerLength;
+    // ---- the owner's (see the class comment) ----
+    /** The chunk id the writer's next chunk must carry to be appended. */
+    private int nextChunkId;
+    /** Chunks appended since the last settlement, and their payload bytes (what a buffer counts for them). */
+    private long chunks;
+    private long payloadBytes;
+    /** Chunks appended ever: the service reads it without owning the promotion, to tell a busy writer. */
+    private volatile long appendedEver;
+    /** {@link #appendedEver} when the service last looked (service thread only). */
+    private long appendedAtLastLook = -1;
+    /** Frame header of a chunk's first packet (tag, size) and its slot, read out of the SMB. */
+    private final byte[] head = new byte[1 + WireFormat.RESERVED_SIZE_BYTES];
+    private final byte[] frame = new byte[1 + 5];
+
+    /** Granted by the service after it read chunk {@code nextChunkId - 1} of the sequence into the file. */
+    Promotion(int sequenceId, int nextChunkId, int targetBuffer, PromotionTarget target) {
+        this(sequenceId, nextChunkId, targetBuffer, target, false);
+    }
+
+    private Promotion(int sequenceId, int nextChunkId, int targetBuffer, PromotionTarget target, boolean opensSequence) {
+        this.sequenceId = sequenceId;
+        this.nextChunkId = nextChunkId;
+        this.targetBuffer = targetBuffer;
+        this.target = target;
+        this.opensSequence = opensSequence;
+        this.trailerLength = ChunkPacketReader.identityTrailer(trailer, sequenceId, target.uid(), target.pid());
+        System.arraycopy(trailer, 0, openingTrailer, 0, trailerLength);
+        this.openingTrailerLength = ChunkPacketReader.firstOnSequence(openingTrailer, trailerLength);
+        if (opensSequence) {
+            state = IN_USE;
+        }
+    }
+
+    /**
+     * Taken by a writer itself, on its thread, for its chunk 0, when the service offers its target
+     * buffer ({@link PromotionTarget}): the writer then never needs the service, from its first packet.
+     * Starts {@link #IN_USE}: the writer appends the chunk, then {@link #finish finishes}.
+     */
+    public static Promotion opening(int sequenceId, int targetBuffer, PromotionTarget target) {
+        return new Promotion(sequenceId, 0, targetBuffer, target, true);
+    }
+
+    /**
+     * The writer's thread, on releasing a chunk (COMPLETE, not yet handed to the commit thread): appends
+     * it to the file and frees it, returning true; or returns false, and the chunk goes through the
+     * service. When the chunk cannot go this way (a drop marker, a fragment, a patch due, a file that
+     * takes no more), every later chunk of the writer also goes through the service until a new grant;
+     * when only its turn has not come (an earlier chunk is still on its way through the service), the
+     * writer keeps the promotion for the chunk after the one the service reads last.
+     */
+    public int tryAppend(int page, int index, int targetBuffer, int payloadEnd, int sequenceId) {
+        if (sequenceId != this.sequenceId || targetBuffer != this.targetBuffer) {
+            // Another writer's grant (its id reused): not this writer's to use or revoke.
+            return ChunkPromoter.QUEUE;
+        }
+        if (!STATE.compareAndSet(this, GRANTED, IN_USE)) {
+            // In use: the service holds it while it takes one of the writer's earlier chunks, and hands
+            // it back for the next one. Revoked: through the service from now on.
+            return (int) STATE.getAcquire(this) == IN_USE ? ChunkPromoter.BEHIND : ChunkPromoter.QUEUE;
+        }
+        return appendOpening(page, index, payloadEnd);
+    }
+
+    /**
+     * The writer, {@link #IN_USE}: appends its chunk (see {@link #tryAppend}) and gives the promotion
+     * back to itself, or to the service when the chunk cannot go this way. Returns a
+     * {@link ChunkPromoter} outcome.
+     */
+    public int appendOpening(int page, int index, int payloadEnd) {
+        int outcome = ChunkPromoter.QUEUE;
+        try {
+            if (payloadEnd >= 0) {
+                outcome = append(page, index, payloadEnd);
+            }
+        } finally {
+            // Whatever happened (a bug here must not leave the promotion in use: the service would wait
+            // for it forever), the promotion goes back: to the writer, or to the service.
+            finish(outcome);
+        }
+        return outcome;
+    }
+
+    /** Nothing appended: the promotion is the service's from now on (the chunk goes through it). */
+    public void giveUp() {
+        finish(ChunkPromoter.QUEUE);
+    }
+
+    private void finish(int outcome) {
+        // Release: publishes nextChunkId and the counts to the service's CAS or acquire load.
+        STATE.setRelease(this, outcome == ChunkPromoter.QUEUE ? REVOKED : GRANTED);
+    }
+
+    /**
+     * Appends the chunk, or says why not. Every bound is checked before the file's space is reserved:
+     * from the reservation to its commit nothing can fail, so the file is never held back by a
+     * reservation left open.
+     */
+    private int append(int page, int index, int payloadEnd) {
+        SharedMemoryAbi abi = target.abi();
+        FileAppender file = target.file();
+        PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
+        if (layout == null || layout == PageLayout.NOT_PARTITIONED) {
+            return REFUSED;
+        }
+        int offset = abi.chunkOffset(page, layout, index);
+        int packetsWord = ChunkHeader.packetsWordOf(abi.readWriterAndPackets(offset));
+        int flags = ChunkHeader.flags(packetsWord);
+        int count = ChunkHeader.packetCount(packetsWord);
+        int payload = offset + ChunkHeader.SIZE;
+        if (abi.readChunkId(offset) != nextChunkId) {
+            return BEHIND;
+        }
+        if ((flags & ChunkHeader.FLAG_FILE_FRAMED) == 0 || (flags & NEEDS_THE_SERVICE) != 0 || count == 0
+                || payloadEnd < head.length
+                || payloadEnd > layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE) {
+            return REFUSED;
+        }
+        ByteBuffer smb = abi.smb().buffer();
+        smb.get(payload, head, 0, head.length);
+        if (head[0] != WireFormat.TRACE_PACKET_TAG) {
+            return REFUSED;
+        }
+        int size = head[1];
+        int sizeBytes = 1;
+        if (size < 0) {
+            size = WireFormat.redundantVarintAt(head, 1);
+            sizeBytes = WireFormat.RESERVED_SIZE_BYTES;
+        }
+        int body = 1 + sizeBytes;
+        if (size <= SLOT || size > payloadEnd - body) {
+            return REFUSED;
+        }
+        int rest = body + size;
+        smb.get(payload + rest - SLOT, head, 0, SLOT);
+        if (!WireFormat.isSequenceIdSlot(head, 0)) {
+            return REFUSED;
+        }
+        // The first packet as the service frames it: its slot replaced by the trusted identity (and, for
+        // the sequence's very first packet, first_packet_on_sequence).
+        boolean opening = opensSequence && nextChunkId == 0;
+        byte[] identity = opening ? openingTrailer : trailer;
+        int identityLength = opening ? openingTrailerLength : trailerLength;
+        int bodyLength = size - SLOT;
+        frame[0] = (byte) WireFormat.TRACE_PACKET_TAG;
+        int frameHeader = Varints.put(frame, 1, bodyLength + identityLength);
+        int restLength = payloadEnd - rest;
+        int length = frameHeader + bodyLength + identityLength + restLength;
+        if (file.bytes() + length > target.fileLimit()) {
+            return REFUSED;
+        }
+        long reservation = reserve(file, length);
+        if (reservation < 0) {
+            return REFUSED;
+        }
+        file.put(reservation, 0, frame, 0, frameHeader);
+        file.put(reservation, frameHeader, smb, payload + body, bodyLength);
+        file.put(reservation, frameHeader + bodyLength, identity, 0, identityLength);
+        file.put(reservation, frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
+        file.commit(reservation, length, count);
+        // COMPLETE (this thread's own release) to BEING_READ to FREE: no one else takes a chunk that was
+        // never handed to the commit thread, so both succeed; the caller marks the page free.
+        abi.tryAcquireChunkForReading(page, index);
+        abi.releaseChunkAsFree(page, index);
+        nextChunkId++;
+        chunks++;
+        payloadBytes += layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
+        appendedEver++;
+        return APPENDED;
+    }
+
+    /**
+     * The file's space for a chunk. When its ring is full, the file thread is behind (busy threads, few
+     * cores): this thread writes the ring out itself, or, while another thread does, gives it the CPU,
+     * for at most {@link #FULL_WAIT_NANOS}. As JFR's threads do with full buffers: under overload the
+     * threads that produce the data pay for writing it, instead of losing the promotion (every later
+     * chunk would then wait for the service's turn on a CPU).
+     */
+    private static long reserve(FileAppender file, int length) {
+        long reservation = file.tryReserve(length);
+        long deadline = 0;
+        while (reservation == FileAppender.FULL) {
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + FULL_WAIT_NANOS;
+            } else if (now - deadline > 0) {
+                break;
+            }
+            if (!file.tryWriteOut()) {
+                Thread.yield();
+            }
+            reservation = file.tryReserve(length);
+        }
+        return reservation;
+    }
+
+    /**
+     * The service, about to take chunk {@code chunkId} of the writer (which the writer queued because
+     * its turn had not come): holds the promotion ({@link #IN_USE}) while it does, waiting (a few
+     * microseconds) while the writer appends one. Returns false, holding nothing, if the promotion is
+     * revoked or expects another chunk (then the service takes it back).
+     */
+    public boolean hold(int chunkId) {
+        for (int attempt = 0; ; attempt++) {
+            int now = (int) STATE.getAcquire(this);
+            if (now == REVOKED) {
+                return false;
+            }
+            if (now == GRANTED && STATE.compareAndSet(this, GRANTED, IN_USE)) {
+                if (nextChunkId == chunkId) {
+                    return true;
+                }
+                STATE.setRelease(this, GRANTED);
+                return false;
+            }
+            Thread.onSpinWait();
+            if (attempt > 1000) {
+                Thread.yield();
+            }
+        }
+    }
+
+    /**
+     * The service, holding the promotion, has put chunk {@code nextChunkId - 1} in the file with nothing
+     * of the sequence left in its buffer: the writer may append from {@code nextChunkId} on. Release:
+     * publishes the new chunk id to the writer's CAS.
+     */
+    public void handBack(int nextChunkId) {
+        this.nextChunkId = nextChunkId;
+        STATE.setRelease(this, GRANTED);
+    }
+
+    /** The service, holding the promotion, could not put the chunk in the file as it is: revoked. */
+    public void revokeHeld() {
+        STATE.setRelease(this, REVOKED);
+    }
+
+    /**
+     * The service: takes the promotion back unless the writer is appending a chunk right now. Returns
+     * whether it is revoked (by this call or before).
+     */
+    public boolean revoke() {
+        int now = (int) STATE.getAcquire(this);
+        return now == REVOKED || now == GRANTED && STATE.compareAndSet(this, GRANTED, REVOKED);
+    }
+
+    /**
+     * The service, once {@link #revoke revoked} (or, for a promotion the writer opened, also while it
+     * lasts, by the same rule): the chunks appended join the writer's sequence in {@code buffer} (the next
+     * one it reads is the one after them) and the buffer's counts, as if it had read them itself.
+     */
+    void settle(TraceBuffer buffer, BufferCounters counters, int producerId, int writerId) {
+        if (chunks == 0) {
+            return;
+        }
+        SequenceState seq = buffer.sequence(producerId, writerId);
+        long first = opensSequence && !seq.anyChunk ? TraceBuffer.ordinalOf(seq, nextChunkId - (int) chunks)
+                : seq.nextOrdinal;
+        long last = first + chunks - 1;
+        seq.arrived(last, nextChunkId - 1);
+        seq.nextOrdinal = last + 1;
+        if (opensSequence) {
+            // As a trusted writer's sequence read from its chunk 0 (see SequenceReadOut).
+            seq.awaitingIncrementalState = false;
+            seq.firstPacketEmitted = true;
+            seq.sequenceId = sequenceId;
+        }
+        counters.chunksWritten += chunks;
+        counters.chunksRead += chunks;
+        counters.chunksPromoted += chunks;
+        counters.bytesWritten += payloadBytes;
+        counters.bytesRead += payloadBytes;
+        chunks = 0;
+        payloadBytes = 0;
+    }
+
+    /**
+     * The service, without owning the promotion: whether the writer appended a chunk since the service
+     * last asked. A flush leaves such a writer alone: its events are flowing into the file.
+     */
+    public boolean appendedSinceLastLook() {
+        long now = appendedEver;
+        boolean moved = now != appendedAtLastLook;
+        appendedAtLastLook = now;
+        return moved;
+    }
+
+    public int sequenceId() {
+        return sequenceId;
+    }
+
+    public int targetBuffer() {
+        return targetBuffer;
+    }
+}
