@@ -137,12 +137,14 @@ final class ChunkMover {
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
             stored = readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
-            if (producer.promotions != null) {
-                promoteAfter(producer, owner, buffer, writerId, chunkId, targetBuffer, stored, held);
-            }
+            boolean inFile = stored;
             if (!stored) {
                 // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
                 stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+                inFile = stored && producer.promotions != null && readSequence(producer, owner, buffer, writerId);
+            }
+            if (producer.promotions != null) {
+                promoteAfter(producer, owner, buffer, writerId, chunkId, targetBuffer, stampedSequenceId, inFile, held);
             }
         }
         abi.releaseChunkAsFree(page, chunk);
@@ -177,19 +179,39 @@ final class ChunkMover {
     }
 
     /**
-     * After chunk {@code chunkId} of an in-process writer: when it went straight into the file and its
-     * sequence lacks nothing, the writer may append its next chunks itself (its promotion handed back, or
-     * granted); else a promotion held for the chunk is revoked.
+     * An in-process writer's chunk was stored: what its sequence has ready goes into the file now, so
+     * its next chunk can go straight there (and the writer append its own after that). Returns whether
+     * it went (the session streams into a file that takes it).
+     */
+    private boolean readSequence(ProducerState producer, TracingSession owner, TraceBuffer buffer, int writerId) {
+        PacketSink file = files.get().writableFile(owner);
+        if (file == null) {
+            return false;
+        }
+        try {
+            buffer.readSequence(producer.id, writerId, sequences, file);
+        } catch (UncheckedIOException e) {
+            files.get().failed(owner, e);
+            return false;
+        }
+        files.get().wrote(owner);
+        return true;
+    }
+
+    /**
+     * After chunk {@code chunkId} of an in-process writer: when its sequence is in the file up to that
+     * chunk and lacks nothing, the writer may append its next chunks itself (its promotion handed back,
+     * or granted); else a promotion held for the chunk is revoked.
      */
     private void promoteAfter(ProducerState producer, TracingSession owner, TraceBuffer buffer, int writerId,
-                              int chunkId, int targetBuffer, boolean readThrough, Promotion held) {
+                              int chunkId, int targetBuffer, int stampedSequenceId, boolean inFile, Promotion held) {
         PromotionTarget target = producer.promotions.offered(targetBuffer);
-        boolean inFile = readThrough && target != null && files.get().writableFile(owner) != null
-                && buffer.promotable(producer.id, writerId);
+        boolean promotable = inFile && target != null && files.get().writableFile(owner) != null
+                && buffer.promotable(producer.id, writerId, chunkId, stampedSequenceId);
         if (held != null) {
-            producer.promotions.handBack(writerId, held, inFile, chunkId);
-        } else if (inFile) {
-            producer.promotions.grant(writerId, buffer.promotion(producer.id, writerId, target));
+            producer.promotions.handBack(writerId, held, promotable, chunkId);
+        } else if (promotable) {
+            producer.promotions.grant(writerId, buffer.promotion(producer.id, writerId, chunkId, stampedSequenceId, target));
         }
     }
 

@@ -79,27 +79,28 @@ final class ReadThrough {
     }
 
     /**
-     * Right after {@link #read} read a chunk of the writer: its leave to append its next chunks itself
-     * ({@link Promotion}), when its sequence lacks nothing (opened, no loss to report, nothing held back)
-     * and its slots already carry the sequence's id; else null.
+     * Once the writer's chunk {@code chunkId} is in the file: its leave to append the chunks after it itself
+     * ({@link Promotion}), or null when its sequence is not ready for one (see {@link #promotable}).
      */
-    Promotion promotion(int producerId, int writerId, PromotionTarget target) {
-        if (!promotable(producerId, writerId)) {
+    Promotion promotion(int producerId, int writerId, int chunkId, int stampedSequenceId, PromotionTarget target) {
+        if (!promotable(producerId, writerId, chunkId, stampedSequenceId)) {
             return null;
         }
-        SequenceState seq = buffer.sequence(producerId, writerId);
-        return new Promotion(seq.sequenceId, seq.maxChunkId + 1, target.bufferId(), target);
+        return new Promotion(stampedSequenceId, chunkId + 1, target.bufferId(), target);
     }
 
     /**
-     * Right after {@link #read} read a chunk of the writer: whether the writer may append the chunks
-     * after it itself (see {@link #promotion}).
+     * Whether the writer may append the chunks after {@code chunkId} itself: that is its newest chunk, and
+     * everything of its sequence is read up to it, with nothing held back (fragment, partial read, loss to report,
+     * a wait for incremental state), and its packets' slots carry the sequence's own id.
      */
-    boolean promotable(int producerId, int writerId) {
-        SequenceState seq = buffer.sequence(producerId, writerId);
-        return seq.firstPacketEmitted && !seq.lossPending && !seq.awaitingIncrementalState && seq.pendingFragment == null
-                && seq.partialOrdinal < 0 && seq.chunks.isEmpty() && seq.lostRunFrom < 0 && seq.lostOrdinals.isEmpty()
-                && record.stampedSequenceId == seq.sequenceId && seq.sequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID
-                && record.chunkId == seq.maxChunkId;
+    boolean promotable(int producerId, int writerId, int chunkId, int stampedSequenceId) {
+        SequenceState seq = buffer.existingSequence(producerId, writerId);
+        return seq != null && seq.anyChunk && seq.maxChunkId == chunkId && seq.nextOrdinal == seq.maxOrdinal + 1
+                && seq.chunks.isEmpty()
+                && seq.firstPacketEmitted && !seq.lossPending && !seq.awaitingIncrementalState
+                && seq.pendingFragment == null && seq.partialOrdinal < 0 && seq.lostRunFrom < 0
+                && seq.lostOrdinals.isEmpty() && stampedSequenceId > 0 && seq.sequenceId == stampedSequenceId
+                && stampedSequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID;
     }
 }

@@ -191,16 +191,27 @@ public final class TraceBuffer {
     }
 
     /**
-     * Right after {@link #readThrough} read a chunk of the writer: its {@link Promotion}, or null when
-     * its sequence is not ready for one (see {@link ReadThrough#promotion}).
+     * Once the writer's chunk {@code chunkId} is in the file: its {@link Promotion}, or null when its sequence is
+     * not ready for one (see {@link ReadThrough#promotable}).
      */
-    public Promotion promotion(int producerId, int writerId, PromotionTarget target) {
-        return readThrough.promotion(producerId, writerId, target);
+    public Promotion promotion(int producerId, int writerId, int chunkId, int stampedSequenceId,
+                               PromotionTarget target) {
+        return readThrough.promotion(producerId, writerId, chunkId, stampedSequenceId, target);
     }
 
-    /** Right after {@link #readThrough} read a chunk of the writer: whether it may append the next ones itself. */
-    public boolean promotable(int producerId, int writerId) {
-        return readThrough.promotable(producerId, writerId);
+    /** Whether the writer may append the chunks after {@code chunkId} itself (see {@link ReadThrough#promotable}). */
+    public boolean promotable(int producerId, int writerId, int chunkId, int stampedSequenceId) {
+        return readThrough.promotable(producerId, writerId, chunkId, stampedSequenceId);
+    }
+
+    /**
+     * Reads what one writer's sequence has ready (as {@link #readAll} does for all): a chunk stored
+     * because it could not be read straight through is read out at once, so the sequence's next chunk
+     * can be. Returns the number of packets delivered.
+     */
+    public long readSequence(int producerId, int writerId, SequenceIdentity identity, PacketSink sink) {
+        SequenceState seq = existingSequence(producerId, writerId);
+        return seq == null ? 0 : readOut.read(this, ring, seq, identity, sink, false);
     }
 
     /** A promotion of a writer of this buffer, taken back: its chunks join the sequence and the counts. */
@@ -322,6 +333,15 @@ public final class TraceBuffer {
             seq.sequenceId = identity.sequenceId(seq.key.producerId(), seq.key.writerId());
         }
         return seq.sequenceId;
+    }
+
+    /** The writer's sequence, or null if the buffer has none for it. */
+    SequenceState existingSequence(int producerId, int writerId) {
+        SequenceState last = lastSequence;
+        if (last != null && last.key.producerId() == producerId && last.key.writerId() == writerId) {
+            return last;
+        }
+        return sequences.get(new SequenceKey(producerId, writerId));
     }
 
     SequenceState sequence(int producerId, int writerId) {

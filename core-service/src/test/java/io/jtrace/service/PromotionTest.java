@@ -1,0 +1,182 @@
+package io.jtrace.service;
+
+import static io.jtrace.service.ServiceTesting.assertTagged;
+import static io.jtrace.service.ServiceTesting.await;
+import static io.jtrace.service.ServiceTesting.config;
+import static io.jtrace.service.ServiceTesting.producerPackets;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jtrace.producer.DataSourceContext;
+import io.jtrace.producer.ProducerClient;
+import io.jtrace.protos.Trace;
+import io.jtrace.protos.TracePacket;
+import io.jtrace.service.buffer.BufferCounters;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.writer.TraceWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * In-process writers of a session that streams into a file append their complete chunks to the file
+ * themselves ({@link io.jtrace.service.buffer.Promotion}): from their chunk 0, or, once the service has
+ * read a chunk of theirs straight into the file, from the chunk after it. Whichever way each chunk goes,
+ * the file holds every packet once, each writer's in its order, and the buffer's counts add up.
+ */
+class PromotionTest {
+    private static final long TAG = 7;
+
+    @TempDir
+    Path dir;
+
+    @RegisterExtension
+    final Closer closer = new Closer();
+
+    /** A session streaming into a file, whose one data source hands its context to the test thread. */
+    private final class Streamed {
+        final TracingService service = closer.add(new TracingService(new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE,
+                SharedMemoryBuffer.DEFAULT_PAGE_SIZE, dir, 16, 1024L * 1024 * 1024, 10_000)));
+        final CompletableFuture<DataSourceContext> context = new CompletableFuture<>();
+        final ConsumerEndpoint consumer;
+        final Path file = dir.resolve("streamed.pftrace");
+
+        Streamed() throws Exception {
+            TestDataSource source = new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> context.complete(ctx)));
+            ProducerClient client = new ProducerClient("in-process", List.of(source));
+            client.connect(p -> service.connectInProcessProducer(p, "in-process"));
+            closer.add(client);
+            consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
+            await(consumer.enableTracing(config(4096, "test").toBuilder().setWriteIntoFile(true)
+                    .setOutputPath(file.toString()).build()));
+        }
+
+        /** A new writer, for the test thread to write with. */
+        TraceWriter writer() throws Exception {
+            return await(context).newTraceWriter();
+        }
+
+        int bufferId() throws Exception {
+            return await(service.status()).sessions().get(0).buffers().get(0).id();
+        }
+
+        List<TracePacket> fileNow() throws Exception {
+            return producerPackets(Trace.parseFrom(Files.readAllBytes(file)).getPacketList());
+        }
+    }
+
+    /**
+     * A writer whose first packet spans chunks cannot open its sequence in the file: its first chunks go
+     * through the service. Once the service has read one of its chunks straight into the file (here at a
+     * flush, with nothing of the sequence left in its buffer), the writer appends the chunks after it.
+     */
+    @Test
+    void aWriterWhoseFirstChunksWentThroughTheServiceAppendsItsLaterChunksOnceTheServiceHasThem() throws Exception {
+        Streamed session = new Streamed();
+        TraceWriter writer = session.writer();
+        TestPackets.writePadded(writer, TAG + 1, 0, 3000); // larger than a chunk: a fragment in chunk 0
+        int count = 3000;
+        for (int i = 0; i < count / 2; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        // The flush reads the first chunks out of the buffer; the next chunk goes straight into the file,
+        // and, as the second flush makes sure, before the writer releases the one after it.
+        assertTrue(await(session.consumer.flush(10_000)));
+        int next = count / 2 + 300;
+        for (int i = count / 2; i < next; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        assertTrue(await(session.consumer.flush(10_000)));
+        for (int i = next; i < count; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        writer.close();
+        int bufferId = session.bufferId();
+        await(session.consumer.disableTracing());
+        BufferCounters counters = await(session.service.bufferCounters(bufferId));
+
+        List<TracePacket> packets = session.fileNow();
+        assertTagged(packets, TAG, count);
+        assertEquals(1, ServiceTesting.withTag(packets, TAG + 1).size(), "the packet that spans chunks, once");
+        assertTrue(counters.chunksPromoted() > 0, "the writer appended chunks itself: " + counters.chunksPromoted()
+                + " of " + counters.chunksWritten() + ", " + counters.chunksReadThrough() + " read through");
+        assertTrue(counters.chunksPromoted() < counters.chunksWritten(), "its first chunks went through the service");
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
+        assertTrue(packets.stream().noneMatch(TracePacket::hasPreviousPacketDropped), "nothing lost");
+        assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
+    }
+
+    /**
+     * A writer that appends its own chunks and then goes quiet still has its last events in the file
+     * after a flush: the flush takes its promotion back (it appended nothing since the flush before) and
+     * copies the chunk it holds. Its later chunks go through the service, and the file holds every packet
+     * once, in order.
+     */
+    @Test
+    void aQuietWriterThatAppendsItsOwnChunksHasItsLastEventsInTheFileAfterAFlush() throws Exception {
+        Streamed session = new Streamed();
+        TraceWriter writer = session.writer();
+        int first = 2000;
+        for (int i = 0; i < first; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        // The first flush sees a writer that appended since the session began and leaves it alone; the
+        // second sees it quiet since the first.
+        assertTrue(await(session.consumer.flush(10_000)));
+        assertTrue(await(session.consumer.flush(10_000)));
+        assertTagged(session.fileNow(), TAG, first);
+
+        int count = 4000;
+        for (int i = first; i < count; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        writer.close();
+        int bufferId = session.bufferId();
+        await(session.consumer.disableTracing());
+        BufferCounters counters = await(session.service.bufferCounters(bufferId));
+
+        List<TracePacket> packets = session.fileNow();
+        assertTagged(packets, TAG, count);
+        assertTrue(counters.chunksPromoted() > 0, "chunks appended by the writer: " + counters.chunksPromoted());
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
+        assertTrue(packets.stream().noneMatch(TracePacket::hasPreviousPacketDropped), "nothing lost");
+        assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
+    }
+
+    /**
+     * A writer that closes retires its sequence with the chunks it appended counted; a new writer, which
+     * may get the same writer id, opens a new sequence of its own in the file.
+     */
+    @Test
+    void writersThatComeAndGoEachOpenTheirOwnSequenceInTheFileWithEveryChunkCounted() throws Exception {
+        Streamed session = new Streamed();
+        int writers = 5;
+        int count = 1500;
+        for (int w = 0; w < writers; w++) {
+            TraceWriter writer = session.writer();
+            for (int i = 0; i < count; i++) {
+                TestPackets.write(writer, TAG + w, i);
+            }
+            writer.close();
+        }
+        int bufferId = session.bufferId();
+        await(session.consumer.disableTracing());
+        BufferCounters counters = await(session.service.bufferCounters(bufferId));
+
+        List<TracePacket> packets = session.fileNow();
+        for (int w = 0; w < writers; w++) {
+            assertTagged(packets, TAG + w, count);
+            assertEquals(1, ServiceTesting.withTag(packets, TAG + w).stream()
+                    .map(TracePacket::getTrustedPacketSequenceId).distinct().count(), "writer " + w + ": one sequence");
+        }
+        assertEquals(writers, packets.stream().map(TracePacket::getTrustedPacketSequenceId).distinct().count(),
+                "each writer its own sequence");
+        assertEquals(writers, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count());
+        assertTrue(counters.chunksPromoted() > 0, "chunks appended by the writers: " + counters.chunksPromoted());
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
+    }
+}
