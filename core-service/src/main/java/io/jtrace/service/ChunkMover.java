@@ -211,7 +211,7 @@ final class ChunkMover {
         if (held != null) {
             producer.promotions.handBack(writerId, held, promotable, chunkId);
         } else if (promotable) {
-            producer.promotions.grant(writerId, buffer.promotion(producer.id, writerId, chunkId, stampedSequenceId, target));
+            producer.promotions.grant(writerId, Promotion.granted(stampedSequenceId, chunkId, target));
         }
     }
 

@@ -14,33 +14,38 @@ import java.nio.ByteBuffer;
  * One trusted writer's leave to append its complete chunks straight into its session's file, on its own
  * thread, as JFR's threads promote their buffers: the service then does nothing per chunk, and under
  * many busy threads the work is spread over the threads that produce it instead of waiting for the
- * service thread's turn on a CPU. The service grants it after reading one of the writer's chunks straight
- * into the file with nothing of the sequence left in its buffer (see {@link ReadThrough}): from there on
- * the sequence lacks nothing, and each chunk the writer appends is exactly what the service would have
- * appended for it (its first packet with the trusted identity, the rest as the writer framed them).
+ * service thread's turn on a CPU. A writer takes one itself at its chunk 0 when the service offers its
+ * buffer ({@link PromotionTarget}; it then opens its sequence in the file), or the service grants one
+ * once the writer's newest chunk is in the file with nothing of its sequence left in the buffer. Either
+ * way the sequence lacks nothing from there on, and each chunk the writer appends is exactly what the
+ * service would have appended for it: its first packet with the trusted identity (and, opening the
+ * sequence, first_packet_on_sequence), the rest as the writer framed them.
  *
  * <p>Ownership, by {@link #state}:
  * <ul>
- *   <li>{@link #GRANTED}: the writer may take it (CAS to {@link #IN_USE}); the service may take it back
- *       (CAS to {@link #REVOKED}). Whoever wins the CAS owns the fields below until it stores the next
- *       state.</li>
- *   <li>{@link #IN_USE}: the writer appends one chunk, then stores {@link #GRANTED} with release,
- *       publishing its updates of {@link #nextChunkId} and the counts; or stores {@link #REVOKED} with
- *       release when the chunk cannot go this way (it then goes through the service, and so does every
- *       later one until the service grants again).</li>
+ *   <li>{@link #GRANTED}: the writer may take it (CAS to {@link #IN_USE}) to append a chunk; the service
+ *       may take it back (CAS to {@link #REVOKED}) or hold it (CAS to {@link #IN_USE}) to take one of the
+ *       writer's chunks itself. Whoever wins the CAS owns the fields below until its release store of the
+ *       next state, which the next CAS or acquire load sees.</li>
+ *   <li>{@link #IN_USE}: its owner works. The writer appends one chunk and stores {@link #GRANTED}; or,
+ *       when the chunk's turn has not come (an earlier chunk of the writer is on its way through the
+ *       service), stores {@link #GRANTED} and waits a little for the service (see ChunkCommitter); or,
+ *       when the chunk cannot go this way (a drop marker, a fragment, a patch due, a file that takes no
+ *       more), stores {@link #REVOKED}: that chunk and every later one go through the service. The
+ *       service, holding it for the chunk it expects next, settles the counts, takes the chunk, and hands
+ *       it back ({@link #handBack}) or revokes it.</li>
  *   <li>{@link #REVOKED}: the service's, for good. Before it handles anything of the sequence (a chunk
  *       of the writer, its retirement, a copy of a chunk it holds, the end of the session) it
- *       {@link #settle settles}: it reads the fields (after the CAS or the acquire load that saw
- *       {@code REVOKED}), accounts the appended chunks in the sequence and the buffer's counters, and
- *       drops the promotion.</li>
+ *       {@link #settle settles}: the appended chunks join the sequence and the buffer's counters, and
+ *       the promotion is dropped.</li>
  * </ul>
- * The service's own sequence state is never touched by the writer: while it is granted, the sequence has
- * nothing in the buffer, and the chunks appended are added to it at the settlement.
+ * The writer never touches the service's sequence state: while the promotion lasts, the sequence has
+ * nothing in the buffer, and the chunks appended join it at a settlement.
  *
- * <p>Order in the file: a chunk the service read is in the file's ring (reserved there) before the
- * promotion is granted, and a chunk the writer appends is reserved before it revokes and hands its next
- * chunk to the service: the file's ring keeps the order of reservation, so the sequence's chunks are in
- * the file in their order.
+ * <p>Order in the file: a chunk the service read is in the file's ring (its space reserved there)
+ * before the writer may append the next, and a chunk the writer appends is reserved before it hands
+ * its next chunk to the service: the file's ring keeps the order of reservation, so the sequence's
+ * chunks are in the file in their order.
  */
 public final class Promotion {
     static final int GRANTED = 0;
@@ -93,9 +98,18 @@ public final class Promotion {
     private final byte[] head = new byte[1 + WireFormat.RESERVED_SIZE_BYTES];
     private final byte[] frame = new byte[1 + 5];
 
-    /** Granted by the service after it read chunk {@code nextChunkId - 1} of the sequence into the file. */
+    /** Granted by the service once chunk {@code nextChunkId - 1} of the sequence is in the file. */
     Promotion(int sequenceId, int nextChunkId, int targetBuffer, PromotionTarget target) {
         this(sequenceId, nextChunkId, targetBuffer, target, false);
+    }
+
+    /**
+     * The service's grant, once chunk {@code chunkId} of the writer's sequence, whose packets carry
+     * {@code sequenceId}, is in the file with nothing of the sequence left in the buffer (see
+     * {@link TraceBuffer#promotable}).
+     */
+    public static Promotion granted(int sequenceId, int chunkId, PromotionTarget target) {
+        return new Promotion(sequenceId, chunkId + 1, target.bufferId(), target);
     }
 
     private Promotion(int sequenceId, int nextChunkId, int targetBuffer, PromotionTarget target, boolean opensSequence) {
@@ -325,9 +339,9 @@ public final class Promotion {
     }
 
     /**
-     * The service, once {@link #revoke revoked} (or, for a promotion the writer opened, also while it
-     * lasts, by the same rule): the chunks appended join the writer's sequence in {@code buffer} (the next
-     * one it reads is the one after them) and the buffer's counts, as if it had read them itself.
+     * The service, owning the promotion (revoked, or held): the chunks appended since the last settlement
+     * join the writer's sequence in {@code buffer} (the next one it reads is the one after them) and the
+     * buffer's counts, as if it had read them itself.
      */
     void settle(TraceBuffer buffer, BufferCounters counters, int producerId, int writerId) {
         if (chunks == 0) {

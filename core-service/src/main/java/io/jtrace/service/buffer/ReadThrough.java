@@ -79,17 +79,6 @@ final class ReadThrough {
     }
 
     /**
-     * Once the writer's chunk {@code chunkId} is in the file: its leave to append the chunks after it itself
-     * ({@link Promotion}), or null when its sequence is not ready for one (see {@link #promotable}).
-     */
-    Promotion promotion(int producerId, int writerId, int chunkId, int stampedSequenceId, PromotionTarget target) {
-        if (!promotable(producerId, writerId, chunkId, stampedSequenceId)) {
-            return null;
-        }
-        return new Promotion(stampedSequenceId, chunkId + 1, target.bufferId(), target);
-    }
-
-    /**
      * Whether the writer may append the chunks after {@code chunkId} itself: that is its newest chunk, and
      * everything of its sequence is read up to it, with nothing held back (fragment, partial read, loss to report,
      * a wait for incremental state), and its packets' slots carry the sequence's own id.

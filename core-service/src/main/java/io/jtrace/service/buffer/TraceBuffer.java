@@ -190,15 +190,6 @@ public final class TraceBuffer {
         return readThrough.read(producerId, abi, page, layout, index, payloadEnd, stampedSequenceId, identity, file);
     }
 
-    /**
-     * Once the writer's chunk {@code chunkId} is in the file: its {@link Promotion}, or null when its sequence is
-     * not ready for one (see {@link ReadThrough#promotable}).
-     */
-    public Promotion promotion(int producerId, int writerId, int chunkId, int stampedSequenceId,
-                               PromotionTarget target) {
-        return readThrough.promotion(producerId, writerId, chunkId, stampedSequenceId, target);
-    }
-
     /** Whether the writer may append the chunks after {@code chunkId} itself (see {@link ReadThrough#promotable}). */
     public boolean promotable(int producerId, int writerId, int chunkId, int stampedSequenceId) {
         return readThrough.promotable(producerId, writerId, chunkId, stampedSequenceId);
@@ -337,6 +328,7 @@ public final class TraceBuffer {
 
     /** The writer's sequence, or null if the buffer has none for it. */
     SequenceState existingSequence(int producerId, int writerId) {
+        // Consecutive chunks often come from the same writer: skip the map then.
         SequenceState last = lastSequence;
         if (last != null && last.key.producerId() == producerId && last.key.writerId() == writerId) {
             return last;
@@ -345,13 +337,13 @@ public final class TraceBuffer {
     }
 
     SequenceState sequence(int producerId, int writerId) {
-        // Consecutive chunks often come from the same writer: skip the map then.
-        SequenceState last = lastSequence;
-        if (last != null && last.key.producerId() == producerId && last.key.writerId() == writerId) {
-            return last;
+        SequenceState seq = existingSequence(producerId, writerId);
+        if (seq == null) {
+            seq = new SequenceState(new SequenceKey(producerId, writerId));
+            sequences.put(seq.key, seq);
         }
-        lastSequence = sequences.computeIfAbsent(new SequenceKey(producerId, writerId), SequenceState::new);
-        return lastSequence;
+        lastSequence = seq;
+        return seq;
     }
 
     /**
