@@ -234,7 +234,9 @@ final class ChunkMover {
      * appended join its buffer's sequence and counts (nothing, if the buffer is gone).
      */
     private void settle(ProducerState producer, Promotion promotion, int writerId) {
-        sequences.adopt(producer.id, writerId, promotion.sequenceId());
+        if (promotion.sequenceId() > 0) {
+            sequences.adopt(producer.id, writerId, promotion.sequenceId());
+        }
         TraceBuffer buffer = buffers.get(promotion.targetBuffer());
         if (buffer != null) {
             buffer.settle(promotion, producer.id, writerId);
@@ -314,11 +316,17 @@ final class ChunkMover {
         // one or are appending now (their events are flowing into the file anyway).
         BitSet appending = new BitSet();
         if (producer.promotions != null) {
+            Promotions.Settlement settlement = (promotion, writer) -> settle(producer, promotion, writer);
             if (!heldOnly) {
+                // No writer opens its sequence in the file any more, and none has a promotion left.
                 producer.promotions.withdraw(session.bufferIds);
+                for (Map.Entry<Integer, Integer> writer : producer.writerTargets.entrySet()) {
+                    if (session.bufferIds.contains(writer.getValue())) {
+                        producer.promotions.takeBackAndBlock(writer.getKey(), settlement);
+                    }
+                }
             }
-            appending = producer.promotions.reclaimAll(session.bufferIds, heldOnly,
-                    (promotion, writer) -> settle(producer, promotion, writer));
+            appending = producer.promotions.reclaimAll(session.bufferIds, heldOnly, settlement);
         }
         if (pagesInUse.length < abi.pageCount()) {
             pagesInUse = new boolean[abi.pageCount()];
@@ -345,7 +353,9 @@ final class ChunkMover {
                     continue;
                 }
                 Integer target = producer.writerTargets.get(snapshot.writerId());
-                if (target == null || bufferOwners.get(target) != session || appending.get(snapshot.writerId())) {
+                if (target == null || bufferOwners.get(target) != session || appending.get(snapshot.writerId())
+                        || producer.promotions != null && !producer.promotions.block(snapshot.writerId())) {
+                    // A writer that appends its own chunks: this one comes with them.
                     continue;
                 }
                 // Copied, never freed: a COMPLETE chunk's commit may still be on its way, and the chunk

@@ -58,7 +58,10 @@ final class Promotions implements ChunkPromoter {
             return QUEUE;
         }
         Promotion opening = Promotion.opening(sequenceId, targetBuffer, target);
-        byWriter.set(writerId, opening);
+        if (!byWriter.compareAndSet(writerId, null, opening)) {
+            // The service copied a chunk this writer holds (see block): the copy is in the file in part.
+            return QUEUE;
+        }
         if (target(targetBuffer) != target) {
             // Withdrawn meanwhile: the service may have looked here before the store above.
             opening.giveUp();
@@ -143,6 +146,25 @@ final class Promotions implements ChunkPromoter {
             // Settled when held, and nothing appended since: nothing left to settle.
             promotion.revokeHeld();
             byWriter.set(writerId, null);
+        }
+    }
+
+    /**
+     * Service thread, about to copy a chunk {@code writerId} holds: from now on the writer cannot open its
+     * sequence in the file (it would append the whole chunk of which the copy puts part there), until
+     * the service has taken its next chunk. Both sides CAS the writer's empty entry, so one wins. Returns
+     * false when the writer has a promotion (it then appends its chunks itself: leave the chunk alone).
+     */
+    boolean block(int writerId) {
+        Promotion now = byWriter.get(writerId);
+        return now != null ? now.targetBuffer() < 0 : byWriter.compareAndSet(writerId, null, Promotion.blocked())
+                || byWriter.get(writerId).targetBuffer() < 0;
+    }
+
+    /** {@link #block}, taking back a promotion the writer has first (waiting while it appends). */
+    void takeBackAndBlock(int writerId, Settlement settlement) {
+        while (!block(writerId)) {
+            reclaim(writerId, true, settlement);
         }
     }
 

@@ -69,6 +69,16 @@ public final class Promotion {
     private static final int APPENDED = ChunkPromoter.PROMOTED;
     private static final int REFUSED = ChunkPromoter.QUEUE;
     private static final int BEHIND = ChunkPromoter.BEHIND;
+    /**
+     * {@link #blocked}: one for every writer, as nothing about it changes (revoked from the start, no
+     * target, nothing appended, nothing to settle).
+     */
+    private static final Promotion BLOCKED = new Promotion(0, 0, -1, new PromotionTarget(-1, null, null, 0, 0, 0), false);
+
+    static {
+        BLOCKED.state = REVOKED;
+    }
+
     /** Longest a writer waits for room in the file's ring before its chunk goes through the service. */
     private static final long FULL_WAIT_NANOS = 10_000_000;
 
@@ -124,6 +134,15 @@ public final class Promotion {
         if (opensSequence) {
             state = IN_USE;
         }
+    }
+
+    /**
+     * A promotion no writer can use, revoked from the start: what the service puts in a writer's place
+     * once it has copied a chunk the writer holds, so the writer cannot open its sequence in the file
+     * afterwards (it would append the whole chunk the copy already put there in part).
+     */
+    public static Promotion blocked() {
+        return BLOCKED;
     }
 
     /**
