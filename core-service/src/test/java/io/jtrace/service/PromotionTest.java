@@ -179,4 +179,30 @@ class PromotionTest {
         assertTrue(counters.chunksPromoted() > 0, "chunks appended by the writers: " + counters.chunksPromoted());
         assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
     }
+
+    /**
+     * A flush copies part of the chunk a writer still holds (its chunk 0) into the file; when the writer
+     * then releases that chunk, it must not open its sequence in the file with it: the file would hold
+     * the copied packets twice.
+     */
+    @Test
+    void aWriterWhoseHeldChunkAFlushCopiedDoesNotAppendThatChunkAgain() throws Exception {
+        Streamed session = new Streamed();
+        TraceWriter writer = session.writer();
+        for (int i = 0; i < 10; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        assertTrue(await(session.consumer.flush(10_000)));
+        assertTagged(session.fileNow(), TAG, 10);
+        int count = 3000;
+        for (int i = 10; i < count; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        writer.close();
+        await(session.consumer.disableTracing());
+
+        List<TracePacket> packets = session.fileNow();
+        assertTagged(packets, TAG, count);
+        assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
+    }
 }
