@@ -136,15 +136,22 @@ final class ChunkMover {
                 payloadEnd = request.payloadEnd(i);
                 sequences.propose(producer.id, writerId, stampedSequenceId);
             }
-            stored = readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
-            boolean inFile = stored;
-            if (!stored) {
-                // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-                stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
-                inFile = stored && producer.promotions != null && readSequence(producer, owner, buffer, writerId);
-            }
-            if (producer.promotions != null) {
-                promoteAfter(producer, owner, buffer, writerId, chunkId, targetBuffer, stampedSequenceId, inFile, held);
+            boolean inFile = false;
+            try {
+                stored = readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
+                inFile = stored;
+                if (!stored) {
+                    // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
+                    stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+                    inFile = stored && producer.promotions != null && readSequence(producer, owner, buffer, writerId);
+                }
+            } finally {
+                // Also when the chunk could not be taken (a mapping gone, a bug): a held promotion left in
+                // use would have the writer, and the service's next hold, wait for it forever.
+                if (producer.promotions != null) {
+                    promoteAfter(producer, owner, buffer, writerId, chunkId, targetBuffer, stampedSequenceId, inFile,
+                            held);
+                }
             }
         }
         abi.releaseChunkAsFree(page, chunk);

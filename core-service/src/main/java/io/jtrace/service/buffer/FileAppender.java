@@ -25,9 +25,6 @@ public interface FileAppender {
     /** Bytes the file holds once everything appended so far is written. */
     long bytes();
 
-    /**
-     * Writes what is committed into the file on this thread, unless another thread is writing it now;
-     * returns whether anything was written (room was made).
-     */
-    boolean tryWriteOut();
+    /** The ring is full: wakes the thread that writes it into the file. */
+    void wakeWriter();
 }

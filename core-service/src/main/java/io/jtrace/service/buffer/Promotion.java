@@ -284,10 +284,10 @@ public final class Promotion {
 
     /**
      * The file's space for a chunk. When its ring is full, the file thread is behind (busy threads, few
-     * cores): this thread writes the ring out itself, or, while another thread does, gives it the CPU,
-     * for at most {@link #FULL_WAIT_NANOS}. As JFR's threads do with full buffers: under overload the
-     * threads that produce the data pay for writing it, instead of losing the promotion (every later
-     * chunk would then wait for the service's turn on a CPU).
+     * cores): this thread wakes it and gives it the CPU, for at most {@link #FULL_WAIT_NANOS}, instead of
+     * losing the promotion (every later chunk would then wait for the service's turn on a CPU). It never
+     * writes the file itself: an application thread may be interrupted, and an interrupted write closes
+     * the file's channel for everyone.
      */
     private static long reserve(FileAppender file, int length) {
         long reservation = file.tryReserve(length);
@@ -299,9 +299,8 @@ public final class Promotion {
             } else if (now - deadline > 0) {
                 break;
             }
-            if (!file.tryWriteOut()) {
-                Thread.yield();
-            }
+            file.wakeWriter();
+            Thread.yield();
             reservation = file.tryReserve(length);
         }
         return reservation;

@@ -298,6 +298,8 @@ final class FileLog implements AutoCloseable {
         if (closed) {
             return;
         }
+        // Shut already only by appendPastTheRing, which runs on this same thread and has ended: so this
+        // loop always leaves the ring shut for good.
         long word;
         do {
             word = (long) RESERVATION.getVolatile(this);
@@ -330,19 +332,10 @@ final class FileLog implements AutoCloseable {
         }
     }
 
-    /**
-     * Consumes unless another thread is consuming now (never waits); returns whether any slot was
-     * consumed. For an application thread that found the ring full while the file thread is not
-     * getting the CPU: it writes the ring out itself, as JFR's threads write full buffers out.
-     */
-    boolean tryConsume() {
-        if (!consumer.tryLock()) {
-            return false;
-        }
-        try {
-            return consume();
-        } finally {
-            consumer.unlock();
+    /** Wakes the file thread to write the ring out (an appender found it full). */
+    void wakeFileThread() {
+        if (fileThread != null) {
+            LockSupport.unpark(fileThread);
         }
     }
 

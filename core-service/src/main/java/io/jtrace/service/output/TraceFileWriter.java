@@ -130,8 +130,8 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
     }
 
     @Override
-    public boolean tryWriteOut() {
-        return log.tryConsume();
+    public void wakeWriter() {
+        log.wakeFileThread();
     }
 
     /** Packets in the file so far. */

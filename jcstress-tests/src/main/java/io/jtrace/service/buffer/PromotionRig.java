@@ -103,8 +103,6 @@ public final class PromotionRig {
         }
 
         @Override
-        public boolean tryWriteOut() {
-            return false;
-        }
+        public void wakeWriter() {}
     }
 }

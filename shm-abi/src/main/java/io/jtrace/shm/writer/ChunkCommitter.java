@@ -174,7 +174,8 @@ public final class ChunkCommitter implements AutoCloseable {
             } else if (now - deadline > 0) {
                 return false;
             }
-            LockSupport.unpark(thread);
+            // Requested, not only woken: a commit thread woken with nothing due parks again.
+            wakeUp();
             Thread.yield();
         }
     }
@@ -215,7 +216,8 @@ public final class ChunkCommitter implements AutoCloseable {
     /**
      * Writer thread, after its last chunk was released (and its last patch queued): the writer is gone.
      * The retirement travels in a commit no earlier than those chunks and patches (see {@link #drainInto}),
-     * and its id is given back only after that commit (see {@link #commitBatch}).
+     * and its id is given back only after that commit (see {@link #commitBatch}), or, with a service that
+     * promotes chunks, once the service has handled it ({@link #retiredWritersHandled}).
      */
     public void retireWriter(int writerId) {
         retired.offer(writerId);
@@ -331,11 +333,30 @@ public final class ChunkCommitter implements AutoCloseable {
             LOG.warn("jtrace: commit of {} chunks failed", batch.size(), e);
             return;
         }
+        if (promoter != null) {
+            // A service that promotes chunks frees these ids once it has handled the request (see
+            // retiredWritersHandled): a new owner of an id could otherwise promote its chunk 0 before the
+            // service has retired the old owner's sequence.
+            return;
+        }
         // The service takes requests in order, so it sees these retirements before any chunk a new
         // owner of the id can release from now on.
         IntConsumer releaser = idReleaser;
         for (int i = 0; i < retiredCount; i++) {
             releaser.accept(retiring[i]);
+        }
+    }
+
+    /**
+     * The sink released {@code request}: for a sink with a promoter (a service in this process, which
+     * handles a request after {@link CommitSink#commit} returned), its retired writers' ids go back now.
+     */
+    void retiredWritersHandled(CommitRequest request) {
+        if (promoter != null) {
+            IntConsumer releaser = idReleaser;
+            for (int i = 0; i < request.retiredWriterCount(); i++) {
+                releaser.accept(request.retiredWriter(i));
+            }
         }
     }
 

@@ -138,6 +138,7 @@ public final class CommitRequest {
                 committer.chunksFreed(this, false);
             }
             freesReported = false;
+            committer.retiredWritersHandled(this);
             count = 0;
             retiredCount = 0;
             patches.clear();
