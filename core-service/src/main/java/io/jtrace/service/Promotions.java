@@ -197,8 +197,8 @@ final class Promotions implements ChunkPromoter {
 
     /**
      * {@link #reclaim} for every writer of the buffers {@code bufferIds}. {@code flushing}: a writer
-     * that appended since the last look, or is appending now, keeps its promotion (its events flow into
-     * the file anyway). Returns the writers that kept theirs.
+     * that still has its promotion and appended since the last look, or is appending now, keeps it (its
+     * events flow into the file anyway). Returns the writers that kept theirs.
      */
     BitSet reclaimAll(Collection<Integer> bufferIds, boolean flushing, Settlement settlement) {
         BitSet kept = new BitSet();
@@ -207,7 +207,8 @@ final class Promotions implements ChunkPromoter {
             if (promotion == null || !bufferIds.contains(promotion.targetBuffer())) {
                 continue;
             }
-            if (flushing && promotion.appendedSinceLastLook() || !reclaim(writerId, !flushing, settlement)) {
+            if (flushing && !promotion.revoked() && promotion.appendedSinceLastLook()
+                    || !reclaim(writerId, !flushing, settlement)) {
                 kept.set(writerId);
             }
         }

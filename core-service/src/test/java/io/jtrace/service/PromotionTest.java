@@ -67,6 +67,30 @@ class PromotionTest {
         List<TracePacket> fileNow() throws Exception {
             return producerPackets(Trace.parseFrom(Files.readAllBytes(file)).getPacketList());
         }
+
+        /** Stops the session; its buffer's counts then, every chunk settled. */
+        BufferCounters stop() throws Exception {
+            int bufferId = bufferId();
+            await(consumer.disableTracing());
+            return await(service.bufferCounters(bufferId));
+        }
+    }
+
+    /**
+     * The file holds the {@code count} packets tagged {@link #TAG} once each, in order, on one sequence
+     * opened once, nothing lost, and the buffer counts every chunk written as read, some appended by the
+     * writer itself. Returns the file's packets.
+     */
+    private static List<TracePacket> assertOneWriterWholeInOrder(Streamed session, BufferCounters counters, int count)
+            throws Exception {
+        List<TracePacket> packets = session.fileNow();
+        assertTagged(packets, TAG, count);
+        assertTrue(counters.chunksPromoted() > 0, "chunks appended by the writer: " + counters.chunksPromoted() + " of "
+                + counters.chunksWritten() + ", " + counters.chunksReadThrough() + " read through");
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
+        assertTrue(packets.stream().noneMatch(TracePacket::hasPreviousPacketDropped), "nothing lost");
+        assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
+        return packets;
     }
 
     /**
@@ -95,19 +119,11 @@ class PromotionTest {
             TestPackets.write(writer, TAG, i);
         }
         writer.close();
-        int bufferId = session.bufferId();
-        await(session.consumer.disableTracing());
-        BufferCounters counters = await(session.service.bufferCounters(bufferId));
+        BufferCounters counters = session.stop();
 
-        List<TracePacket> packets = session.fileNow();
-        assertTagged(packets, TAG, count);
+        List<TracePacket> packets = assertOneWriterWholeInOrder(session, counters, count);
         assertEquals(1, ServiceTesting.withTag(packets, TAG + 1).size(), "the packet that spans chunks, once");
-        assertTrue(counters.chunksPromoted() > 0, "the writer appended chunks itself: " + counters.chunksPromoted()
-                + " of " + counters.chunksWritten() + ", " + counters.chunksReadThrough() + " read through");
         assertTrue(counters.chunksPromoted() < counters.chunksWritten(), "its first chunks went through the service");
-        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
-        assertTrue(packets.stream().noneMatch(TracePacket::hasPreviousPacketDropped), "nothing lost");
-        assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
     }
 
     /**
@@ -135,16 +151,7 @@ class PromotionTest {
             TestPackets.write(writer, TAG, i);
         }
         writer.close();
-        int bufferId = session.bufferId();
-        await(session.consumer.disableTracing());
-        BufferCounters counters = await(session.service.bufferCounters(bufferId));
-
-        List<TracePacket> packets = session.fileNow();
-        assertTagged(packets, TAG, count);
-        assertTrue(counters.chunksPromoted() > 0, "chunks appended by the writer: " + counters.chunksPromoted());
-        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
-        assertTrue(packets.stream().noneMatch(TracePacket::hasPreviousPacketDropped), "nothing lost");
-        assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
+        assertOneWriterWholeInOrder(session, session.stop(), count);
     }
 
     /**
@@ -163,9 +170,7 @@ class PromotionTest {
             }
             writer.close();
         }
-        int bufferId = session.bufferId();
-        await(session.consumer.disableTracing());
-        BufferCounters counters = await(session.service.bufferCounters(bufferId));
+        BufferCounters counters = session.stop();
 
         List<TracePacket> packets = session.fileNow();
         for (int w = 0; w < writers; w++) {

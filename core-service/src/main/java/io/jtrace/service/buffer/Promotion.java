@@ -347,6 +347,11 @@ public final class Promotion {
         STATE.setRelease(this, REVOKED);
     }
 
+    /** Whether the promotion is revoked: its writer's chunks go through the service. */
+    public boolean revoked() {
+        return (int) STATE.getAcquire(this) == REVOKED;
+    }
+
     /**
      * The service: takes the promotion back unless the writer is appending a chunk right now. Returns
      * whether it is revoked (by this call or before).

@@ -109,7 +109,8 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
      */
     @Override
     public long tryReserve(int length) {
-        return length > log.largestAppend() ? FileLog.FULL : log.tryReserve(length);
+        // Too large for the ring: no wait would make room for it (the service writes it around the ring).
+        return length > log.largestAppend() ? FileLog.SHUT : log.tryReserve(length);
     }
 
     /** Fills {@code at} bytes into a reservation with {@code src}'s bytes at absolute {@code [offset, offset + length)}. */
