@@ -1,5 +1,6 @@
 package io.jtrace.service;
 
+import io.jtrace.service.buffer.BufferCounters;
 import io.jtrace.service.buffer.Promotion;
 import io.jtrace.service.buffer.PromotionTarget;
 import io.jtrace.shm.abi.ChunkHeader;
@@ -213,6 +214,19 @@ final class Promotions implements ChunkPromoter {
             }
         }
         return kept;
+    }
+
+    /**
+     * Service thread, for a live view of buffer {@code bufferId}'s statistics: adds what its writers
+     * appended and no settlement has counted yet (see {@link Promotion#addUnsettledTo}).
+     */
+    void addUnsettled(int bufferId, BufferCounters live) {
+        for (int writerId = 1; writerId < byWriter.length(); writerId++) {
+            Promotion promotion = byWriter.get(writerId);
+            if (promotion != null && promotion.targetBuffer() == bufferId) {
+                promotion.addUnsettledTo(live);
+            }
+        }
     }
 
     /** Every writer's, waiting for those appending (the producer goes). */

@@ -1,5 +1,6 @@
 package io.jtrace.service;
 
+import io.jtrace.service.buffer.BufferCounters;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.status.BufferStatus;
 import io.jtrace.service.status.ProducerStatus;
@@ -38,8 +39,15 @@ final class StatusSnapshot {
         List<BufferStatus> bufferList = new ArrayList<>();
         for (int bufferId : session.bufferIds) {
             TraceBuffer b = buffers.get(bufferId);
+            // With the chunks writers appended to the file themselves and no settlement has counted yet.
+            BufferCounters live = b.counters().copy();
+            for (ProducerState p : producers.values()) {
+                if (p.promotions != null) {
+                    p.promotions.addUnsettled(bufferId, live);
+                }
+            }
             bufferList.add(new BufferStatus(bufferId, b.capacity(), b.used(), b.policy().name(),
-                    b.counters().toProto(b.capacity())));
+                    live.toProto(b.capacity())));
         }
         List<String> sources = new ArrayList<>();
         for (TracingSession.Instance instance : session.instances) {

@@ -210,4 +210,29 @@ class PromotionTest {
         assertTagged(packets, TAG, count);
         assertEquals(1, packets.stream().filter(TracePacket::getFirstPacketOnSequence).count(), "one sequence, opened once");
     }
+
+    /**
+     * While a session runs, its status counts the chunks writers appended to the file themselves, though
+     * no settlement has counted them yet: a flood's status does not show a buffer that writes nothing.
+     */
+    @Test
+    void aRunningSessionsStatusCountsTheChunksItsWritersAppended() throws Exception {
+        Streamed session = new Streamed();
+        TraceWriter writer = session.writer();
+        for (int i = 0; i < 3000; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        io.jtrace.protos.TraceStats.BufferStats live =
+                await(session.service.status()).sessions().get(0).buffers().get(0).stats();
+        writer.close();
+        BufferCounters atEnd = session.stop();
+
+        assertTrue(live.getChunksWritten() > 0, "chunks counted while running: " + live.getChunksWritten());
+        assertEquals(live.getChunksWritten(), live.getChunksRead(), "each appended chunk is written and read");
+        assertTrue(live.getBytesWritten() >= live.getChunksWritten() * 1000, "bytes: " + live.getBytesWritten());
+        assertTrue(atEnd.chunksWritten() >= live.getChunksWritten(), "the final count includes them once: "
+                + atEnd.chunksWritten() + " at the end, " + live.getChunksWritten() + " while running");
+        assertTrue(atEnd.chunksWritten() <= live.getChunksWritten() + 2, "and counts none of them twice: "
+                + atEnd.chunksWritten() + " at the end, " + live.getChunksWritten() + " while running");
+    }
 }

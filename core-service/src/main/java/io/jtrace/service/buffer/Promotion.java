@@ -52,10 +52,15 @@ public final class Promotion {
     static final int IN_USE = 1;
     static final int REVOKED = 2;
     private static final VarHandle STATE;
+    private static final VarHandle APPENDED_EVER;
+    private static final VarHandle APPENDED_BYTES_EVER;
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(Promotion.class, "state", int.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(Promotion.class, "state", int.class);
+            APPENDED_EVER = lookup.findVarHandle(Promotion.class, "appendedEver", long.class);
+            APPENDED_BYTES_EVER = lookup.findVarHandle(Promotion.class, "appendedBytesEver", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -100,8 +105,18 @@ public final class Promotion {
     /** Chunks appended since the last settlement, and their payload bytes (what a buffer counts for them). */
     private long chunks;
     private long payloadBytes;
-    /** Chunks appended ever: the service reads it without owning the promotion, to tell a busy writer. */
-    private volatile long appendedEver;
+    /**
+     * Chunks, and their payload bytes, appended ever: the service reads them without owning the
+     * promotion, to tell a busy writer and for live statistics. The writer stores them with release
+     * (no fence on x86, unlike a volatile store), the service loads them with acquire.
+     */
+    @SuppressWarnings("unused")
+    private long appendedEver;
+    @SuppressWarnings("unused")
+    private long appendedBytesEver;
+    /** Of those, what settlements have counted (service thread only). */
+    private long settledEver;
+    private long settledBytesEver;
     /** {@link #appendedEver} when the service last looked (service thread only). */
     private long appendedAtLastLook = -1;
     /** Frame header of a chunk's first packet (tag, size) and its slot, read out of the SMB. */
@@ -277,8 +292,11 @@ public final class Promotion {
         abi.releaseChunkAsFree(page, index);
         nextChunkId++;
         chunks++;
-        payloadBytes += layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
-        appendedEver++;
+        int bytes = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
+        payloadBytes += bytes;
+        // Only this thread writes them (owning the promotion): plain reads, release stores.
+        APPENDED_EVER.setRelease(this, (long) APPENDED_EVER.get(this) + 1);
+        APPENDED_BYTES_EVER.setRelease(this, (long) APPENDED_BYTES_EVER.get(this) + bytes);
         return APPENDED;
     }
 
@@ -387,6 +405,8 @@ public final class Promotion {
         counters.chunksPromoted += chunks;
         counters.bytesWritten += payloadBytes;
         counters.bytesRead += payloadBytes;
+        settledEver += chunks;
+        settledBytesEver += payloadBytes;
         chunks = 0;
         payloadBytes = 0;
     }
@@ -396,10 +416,24 @@ public final class Promotion {
      * last asked. A flush leaves such a writer alone: its events are flowing into the file.
      */
     public boolean appendedSinceLastLook() {
-        long now = appendedEver;
+        long now = (long) APPENDED_EVER.getAcquire(this);
         boolean moved = now != appendedAtLastLook;
         appendedAtLastLook = now;
         return moved;
+    }
+
+    /**
+     * The service, for a live view of its buffer's statistics: adds the chunks appended and not yet
+     * settled to {@code live}, as a settlement would. A writer appending meanwhile may be counted or not.
+     */
+    public void addUnsettledTo(BufferCounters live) {
+        long chunksNow = (long) APPENDED_EVER.getAcquire(this) - settledEver;
+        long bytesNow = (long) APPENDED_BYTES_EVER.getAcquire(this) - settledBytesEver;
+        live.chunksWritten += chunksNow;
+        live.chunksRead += chunksNow;
+        live.chunksPromoted += chunksNow;
+        live.bytesWritten += bytesNow;
+        live.bytesRead += bytesNow;
     }
 
     public int sequenceId() {
