@@ -68,7 +68,7 @@ final class Promotions implements ChunkPromoter {
             opening.giveUp();
             return QUEUE;
         }
-        return opening.appendOpening(page, index, payloadEnd);
+        return opening.appendClaimed(page, index, payloadEnd);
     }
 
     private PromotionTarget target(int bufferId) {

@@ -187,7 +187,7 @@ public final class Promotion {
             // it back for the next one. Revoked: through the service from now on.
             return (int) STATE.getAcquire(this) == IN_USE ? ChunkPromoter.BEHIND : ChunkPromoter.QUEUE;
         }
-        return appendOpening(page, index, payloadEnd);
+        return appendClaimed(page, index, payloadEnd);
     }
 
     /**
@@ -195,7 +195,7 @@ public final class Promotion {
      * back to itself, or to the service when the chunk cannot go this way. Returns a
      * {@link ChunkPromoter} outcome.
      */
-    public int appendOpening(int page, int index, int payloadEnd) {
+    public int appendClaimed(int page, int index, int payloadEnd) {
         int outcome = ChunkPromoter.QUEUE;
         try {
             if (payloadEnd >= 0) {

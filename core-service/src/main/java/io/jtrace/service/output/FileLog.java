@@ -1,5 +1,6 @@
 package io.jtrace.service.output;
 
+import io.jtrace.service.buffer.FileAppender;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -58,7 +59,7 @@ final class FileLog implements AutoCloseable {
     private static final long TICKET_MASK = (1L << 19) - 1;
     static final long CLOSED = Long.MIN_VALUE;
     /** {@link #tryReserve}'s answers when it reserved nothing: no room now, or shut out. */
-    static final long FULL = -1;
+    static final long FULL = FileAppender.FULL;
     static final long SHUT = -2;
 
     private static final VarHandle RESERVATION;
