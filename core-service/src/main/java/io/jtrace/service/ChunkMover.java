@@ -140,7 +140,9 @@ final class ChunkMover {
             try {
                 stored = readThrough(producer, owner, buffer, abi, page, layout, chunk, payloadEnd, stampedSequenceId);
                 inFile = stored;
-                if (!stored) {
+                if (!stored && fileAtItsLimit(owner, buffer, layout.chunkSize(abi.pageSize()))) {
+                    buffer.discardChunk(producer.id, abi, page, layout, chunk);
+                } else if (!stored) {
                     // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
                     stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
                     inFile = stored && producer.promotions != null && readSequence(producer, owner, buffer, writerId);
@@ -265,6 +267,15 @@ final class ChunkMover {
             }
             files.get().drainIntoFile(owner);
         }
+    }
+
+    /**
+     * The session's file takes no more (max_file_size_bytes reached, or a write failed) and the ring has
+     * no room that nothing unread occupies: the chunk is discarded rather than overwrite what the
+     * session's last read will still put into the file.
+     */
+    private boolean fileAtItsLimit(TracingSession owner, TraceBuffer buffer, int chunkBytes) {
+        return owner.file != null && files.get().writableFile(owner) == null && buffer.wouldOverwriteUnread(chunkBytes);
     }
 
     /** Applies the request's patches not applied yet whose chunk is stored, in their order. */

@@ -108,14 +108,22 @@ class FileSessionNeverOverwritesTest {
         assertEquals(1, stats.getPatchesSucceeded(), "patches applied");
     }
 
-    /** A file that reached max_file_size_bytes gets no more writes while the session stops, however much is committed. */
+    /**
+     * A file that reached max_file_size_bytes gets no more writes while the session stops, however much is
+     * committed: the buffer keeps what it holds for the last read, and the chunks that would overwrite it
+     * are discarded and counted. The file holds the burst's packets from the first on, none missing.
+     */
     @Test
-    void aFileAtItsSizeLimitStopsGrowingWhileTheSessionStops() throws Exception {
+    void aFileAtItsSizeLimitStopsGrowingWhileTheSessionStopsAndNothingIsOverwritten() throws Exception {
         long max = 100_000;
         Burst burst = burst(max);
         long size = Files.size(burst.file);
         // The write that crossed the limit (at most a buffer's worth) and the last read at the end.
         assertTrue(size < max + 2L * BUFFER_KB * 1024 + 4096, "file of " + size + " bytes for a limit of " + max);
+        TraceStats.BufferStats stats = burst.stats();
+        assertEquals(0, stats.getChunksOverwritten(), "chunks overwritten");
+        assertTrue(stats.getChunksDiscarded() > 0, "the chunks after the limit are counted as discarded");
+        assertTrue(burst.inOrder() > 0, "the file holds an unbroken prefix of the burst (inOrder checks each)");
     }
 
     /** One commit of {@link #PAGES} full chunks; {@code needsPatch} chunks are flagged and patched in the same commit. */

@@ -9,14 +9,16 @@ import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.JZZ_Result;
 import org.openjdk.jcstress.infra.results.ZZZ_Result;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
 /**
  * The trace file's ring ({@code FileLog}): appenders reserve by one CAS, fill with plain stores and
- * commit with a release store of their slot; one consumer at a time writes the committed prefix out
- * and hands the space back with release stores. Whatever the interleaving, the file gets every
- * committed range whole, in the order of reservation, and no range is reused before it was written.
+ * commit with a release store of their slot; one consumer at a time writes the committed ranges out at
+ * their positions and hands the written prefix back with release stores. Whatever the interleaving,
+ * the file gets every committed range whole at its position, and no range is reused before it was
+ * written.
  */
 public class FileLogTest {
     private FileLogTest() {}
@@ -87,6 +89,89 @@ public class FileLogTest {
             byte[] file = log.file();
             boolean oldWhole = file.length >= 16 && uniform(file, 0, 16) && file[0] == 9;
             r.r2 = oldWhole && (r.r1 ? file.length == 24 && uniform(file, 16, 24) && file[16] == 1 : file.length == 16);
+        }
+    }
+
+    /**
+     * A range is reserved and filled but not committed (its appender descheduled); its appender commits
+     * while a consumer writes out what is committed. The consumer writes past the hole or, having seen
+     * the commit (the acquire load of the slot), writes the range too, at its own position: never before
+     * its bytes and position are in place, and never a range twice or at another's place.
+     *
+     * <p>r1: the file held the later range whole right after the consumer's pass; r2: after a flush
+     * the file holds both ranges whole, each at its position.
+     */
+    @JCStressTest
+    @Outcome(id = "true, true", expect = ACCEPTABLE, desc = "Both ranges whole, each at its position.")
+    @Outcome(expect = FORBIDDEN, desc = "A range written before it was filled, at a wrong place, or lost.")
+    @State
+    public static class CommitAgainstAConsumerPastTheHole {
+        private final InMemoryFileLog log = new InMemoryFileLog(32);
+        private final long open;
+
+        public CommitAgainstAConsumerPastTheHole() {
+            open = log.reserveAndFill(8, (byte) 1);
+            log.tryAppend(8, (byte) 2);
+        }
+
+        @Actor
+        public void appender() {
+            log.commit(open, 8);
+        }
+
+        @Actor
+        public void consumer(ZZ_Result r) {
+            log.consume();
+            byte[] file = log.file();
+            boolean firstAbsentOrWhole = uniform(file, 0, 8) && (file[0] == 0 || file[0] == 1);
+            r.r1 = file.length == 16 && firstAbsentOrWhole && uniform(file, 8, 16) && file[8] == 2;
+        }
+
+        @Arbiter
+        public void file(ZZ_Result r) {
+            log.sync();
+            byte[] file = log.file();
+            r.r2 = file.length == 16 && uniform(file, 0, 8) && file[0] == 1 && uniform(file, 8, 16) && file[8] == 2;
+        }
+    }
+
+    /**
+     * Two threads write out the same committed ranges at once (the file thread and an appender that found
+     * the ring full): each range is claimed by one of them (CAS of its slot), so each is written once,
+     * at its position, and counted once; the ring's space comes back only after both ranges are written.
+     *
+     * <p>r1: the packets counted written; r2: the file holds both ranges whole; r3: the whole ring can be
+     * reserved again after both passes.
+     */
+    @JCStressTest
+    @Outcome(id = "2, true, true", expect = ACCEPTABLE, desc = "Each range written and counted once.")
+    @Outcome(expect = FORBIDDEN, desc = "A range written or counted twice, or lost, or its space not handed back.")
+    @State
+    public static class TwoConsumers {
+        private final InMemoryFileLog log = new InMemoryFileLog(32);
+
+        public TwoConsumers() {
+            log.tryAppend(8, (byte) 1);
+            log.tryAppend(8, (byte) 2);
+        }
+
+        @Actor
+        public void fileThread() {
+            log.consume();
+        }
+
+        @Actor
+        public void appender() {
+            log.consume();
+        }
+
+        @Arbiter
+        public void file(JZZ_Result r) {
+            log.consume();
+            r.r1 = log.packetsWritten();
+            byte[] file = log.file();
+            r.r2 = file.length == 16 && uniform(file, 0, 8) && file[0] == 1 && uniform(file, 8, 16) && file[8] == 2;
+            r.r3 = log.tryAppend(32, (byte) 3);
         }
     }
 

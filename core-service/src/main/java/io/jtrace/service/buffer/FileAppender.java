@@ -25,6 +25,9 @@ public interface FileAppender {
     /** Bytes the file holds once everything appended so far is written. */
     long bytes();
 
-    /** The ring is full: wakes the thread that writes it into the file. */
-    void wakeWriter();
+    /**
+     * The ring is full: writes out what this thread can (a regular file), or wakes the thread that
+     * writes the ring into the file; returns whether this thread wrote anything.
+     */
+    boolean makeRoom();
 }

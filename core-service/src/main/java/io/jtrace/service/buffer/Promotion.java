@@ -9,6 +9,7 @@ import io.jtrace.shm.writer.ChunkPromoter;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One trusted writer's leave to append its complete chunks straight into its session's file, on its own
@@ -86,6 +87,8 @@ public final class Promotion {
 
     /** Longest a writer waits for room in the file's ring before its chunk goes through the service. */
     private static final long FULL_WAIT_NANOS = 10_000_000;
+    /** One sleep of that wait. */
+    private static final long WAIT_STEP_NANOS = 50_000;
 
     @SuppressWarnings("unused")
     private volatile int state;
@@ -302,10 +305,10 @@ public final class Promotion {
 
     /**
      * The file's space for a chunk. When its ring is full, the file thread is behind (busy threads, few
-     * cores): this thread wakes it and gives it the CPU, for at most {@link #FULL_WAIT_NANOS}, instead of
-     * losing the promotion (every later chunk would then wait for the service's turn on a CPU). It never
-     * writes the file itself: an application thread may be interrupted, and an interrupted write closes
-     * the file's channel for everyone.
+     * cores: it waits for a CPU like any of them): this thread writes out what it can itself, or sleeps
+     * briefly while others do, for at most {@link #FULL_WAIT_NANOS}, instead of losing the promotion
+     * (every later chunk would then wait for the service's turn on a CPU). Its writes survive its being
+     * interrupted (see TraceFileChannel).
      */
     private static long reserve(FileAppender file, int length) {
         long reservation = file.tryReserve(length);
@@ -317,8 +320,10 @@ public final class Promotion {
             } else if (now - deadline > 0) {
                 break;
             }
-            file.wakeWriter();
-            Thread.yield();
+            if (!file.makeRoom()) {
+                // Someone else is writing it out: leave the CPU to them (a yield would not, among many threads).
+                LockSupport.parkNanos(WAIT_STEP_NANOS);
+            }
             reservation = file.tryReserve(length);
         }
         return reservation;

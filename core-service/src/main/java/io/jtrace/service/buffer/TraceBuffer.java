@@ -180,6 +180,20 @@ public final class TraceBuffer {
     }
 
     /**
+     * A chunk this buffer must not take (its session's file is at its limit and the ring has no room
+     * left that nothing unread occupies): counted as discarded, a loss on its sequence.
+     */
+    public void discardChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index) {
+        int offset = abi.chunkOffset(page, layout, index);
+        int writerId = ChunkHeader.writerId(abi.readWriterAndPackets(offset));
+        counters.chunksDiscarded++;
+        if (writerId > 0 && writerId <= ChunkHeader.MAX_WRITER_ID) {
+            SequenceState seq = sequence(producerId, writerId);
+            seq.lost(ordinalOf(seq, abi.readChunkId(offset)));
+        }
+    }
+
+    /**
      * Of a session that streams into a file: reads a trusted writer's complete chunk straight from the
      * SMB into {@code file}, without storing it, when nothing of its sequence waits here (see
      * {@link ReadThrough}). Returns false, having read nothing, when the chunk must be stored instead

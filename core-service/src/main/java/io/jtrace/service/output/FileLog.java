@@ -28,15 +28,22 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Commit.</b> The appender fills its range with plain stores, then stores its length (and its
  *       number of packets) into its ticket's slot with a release store: whoever reads the slot with
  *       acquire sees the range filled.</li>
- *   <li><b>Consume</b> (one thread at a time, under {@link #consumer}). From {@link #consumedTicket},
- *       slot by slot while a slot is committed: the ranges are contiguous, so the committed prefix ends at
- *       the first slot still empty. It is written into the file, the slots cleared with plain stores, and
- *       then {@link #written} and {@link #consumedTicket} advanced with release stores, which publish the
- *       clears and the end of the channel's reads of the range to the next lap's appenders.</li>
+ *   <li><b>Consume</b> (one thread at a time, under {@link #consumer}). Every committed range not
+ *       written yet, in ticket order, is written into the file at its own position (its ticket's
+ *       {@link #starts} entry, stored before the commit): a range still being filled leaves a hole
+ *       that the pass after its commit fills, so an appender descheduled between reserve and commit
+ *       delays only its own bytes. Written slots are marked ({@link #WRITTEN}, plain stores: after a
+ *       commit only consumers touch a slot, one at a time). The written prefix is then handed back:
+ *       its slots cleared with plain stores, then {@link #written} and {@link #consumedTicket}
+ *       advanced with release stores, which publish the clears and the end of the channel's reads of
+ *       the range to the next lap's appenders. A file that cannot be written at a position (a pipe)
+ *       is written only up to the first range still being filled.</li>
  * </ul>
- * An appender that stops between reserve and commit (descheduled) holds back the file behind its range,
- * never another appender: they reserve on until the ring is full, and then application threads give up
- * at once ({@link #tryReserve}) while the service waits ({@link #reserve}).
+ * An appender that stops between reserve and commit (descheduled) holds back its own range and, a
+ * lap of the ring later, the reuse of the space behind it, never another appender's bytes: the others
+ * append on until the ring is full, and then application threads give up at once ({@link #tryReserve})
+ * while the service waits ({@link #reserve}). Until the hole is filled the file holds zeros there; a
+ * flush ({@link #sync}) and the close wait for it.
  *
  * <p>A packet larger than the ring (possible only from the service: a reassembled fragment) goes
  * around it: appends are shut out ({@link #CLOSED}), everything before is written, then the packet is
@@ -49,6 +56,12 @@ final class FileLog implements AutoCloseable {
     private static final int WAKE_BYTES = 256 * 1024;
     /** Commit slots: more than the ring can hold appends of whole chunks, so bytes run out first. */
     private static final int SLOTS = 1 << 14;
+    /** A slot's mark once its range is in the file: a range's length is below 2^31, so the bit is free. */
+    private static final long WRITTEN = 1L << 31;
+    /** A slot's mark while one thread writes its range (see {@link #writeClaimedRanges}). */
+    private static final long CLAIMED = 1L << 30;
+    /** Lengths are at most half the ring, so below 2^30. */
+    private static final long LENGTH_MASK = CLAIMED - 1;
 
     /*
      * The reservation word: the position (bytes ever reserved) in its low 44 bits (16 TiB), the ticket
@@ -63,16 +76,18 @@ final class FileLog implements AutoCloseable {
     static final long SHUT = -2;
 
     private static final VarHandle RESERVATION;
-    private static final VarHandle WRITTEN;
+    private static final VarHandle WRITTEN_POSITION;
     private static final VarHandle CONSUMED_TICKET;
+    private static final VarHandle PACKETS_WRITTEN;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RESERVATION = lookup.findVarHandle(FileLog.class, "reservation", long.class);
-            WRITTEN = lookup.findVarHandle(FileLog.class, "written", long.class);
+            WRITTEN_POSITION = lookup.findVarHandle(FileLog.class, "written", long.class);
             CONSUMED_TICKET = lookup.findVarHandle(FileLog.class, "consumedTicket", long.class);
+            PACKETS_WRITTEN = lookup.findVarHandle(FileLog.class, "packetsWritten", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -82,6 +97,10 @@ final class FileLog implements AutoCloseable {
     private final ByteBuffer ring;
     private final int capacity;
     private final long[] slots = new long[SLOTS];
+    /** Each ticket's position: stored by its appender before the commit's release store publishes it. */
+    private final long[] starts = new long[SLOTS];
+    /** Whether the file can be written at any position: then ranges go out past a hole. */
+    private final boolean positional;
     /** See the class comment: CAS by appenders, cleared of {@link #CLOSED} only by the shutting thread. */
     @SuppressWarnings("unused")
     private long reservation;
@@ -93,7 +112,7 @@ final class FileLog implements AutoCloseable {
     private long consumedTicket;
     /** One consumer at a time, whichever thread it is; also orders the writes into the channel. */
     private final ReentrantLock consumer = new ReentrantLock();
-    /** Packets written into the file (under {@link #consumer}; volatile for readers without it). */
+    /** Packets written into the file: added to atomically by whoever writes them. */
     private volatile long packetsWritten;
     /** The first failed write; afterwards bytes are consumed without being written. Set under the lock. */
     private volatile IOException failure;
@@ -111,6 +130,7 @@ final class FileLog implements AutoCloseable {
             throw new IllegalArgumentException("capacity must be a power of two: " + capacity);
         }
         this.channel = channel;
+        this.positional = channel.positional();
         this.capacity = capacity;
         this.ring = TraceFileChannel.newBuffer(capacity);
         if (withThread) {
@@ -149,7 +169,7 @@ final class FileLog implements AutoCloseable {
             }
             long position = word & POSITION_MASK;
             long ticket = word >>> POSITION_BITS;
-            if (position + length - (long) WRITTEN.getAcquire(this) > capacity
+            if (position + length - (long) WRITTEN_POSITION.getAcquire(this) > capacity
                     || (ticket - (long) CONSUMED_TICKET.getAcquire(this) & TICKET_MASK) >= SLOTS) {
                 return FULL;
             }
@@ -214,9 +234,10 @@ final class FileLog implements AutoCloseable {
      * of its slot (see the class comment). Wakes the file thread each {@link #WAKE_BYTES}.
      */
     void commit(long reservation, int length, int packets) {
-        long ticket = reservation >>> POSITION_BITS;
-        SLOT.setRelease(slots, (int) (ticket & SLOTS - 1), (long) length | (long) packets << 32);
+        int index = (int) (reservation >>> POSITION_BITS & SLOTS - 1);
         long position = reservation & POSITION_MASK;
+        starts[index] = position;
+        SLOT.setRelease(slots, index, (long) length | (long) packets << 32);
         if (fileThread != null && position / WAKE_BYTES != (position + length) / WAKE_BYTES) {
             LockSupport.unpark(fileThread);
         }
@@ -271,18 +292,19 @@ final class FileLog implements AutoCloseable {
             consumer.lock();
             try {
                 for (ByteBuffer part : parts) {
-                    position += part.remaining();
+                    int length = part.remaining();
                     if (failure == null) {
-                        channel.write(part, part.remaining());
+                        channel.write(part, length, position);
                     }
+                    position += length;
                 }
-                packetsWritten += packets;
+                PACKETS_WRITTEN.getAndAdd(this, (long) packets);
             } catch (IOException e) {
                 failure = e;
             } finally {
                 // Under the lock, for the next consumer; and before the ring opens, so an appender that
                 // sees it open sees the room behind the new position.
-                WRITTEN.setRelease(this, position);
+                WRITTEN_POSITION.setRelease(this, position);
                 consumer.unlock();
                 RESERVATION.setVolatile(this, position | (word & ~POSITION_MASK));
             }
@@ -333,65 +355,187 @@ final class FileLog implements AutoCloseable {
         }
     }
 
-    /** Wakes the file thread to write the ring out (an appender found it full). */
+    /**
+     * An appender found the ring full: in a regular file it writes out what it can itself (the file
+     * thread may be waiting for a CPU behind the very threads that fill the ring); otherwise, or when
+     * there was nothing it could write, it wakes the file thread. Returns whether it wrote anything.
+     */
+    boolean makeRoom() {
+        if (positional && consumeNow()) {
+            return true;
+        }
+        wakeFileThread();
+        return false;
+    }
+
+    /** Wakes the file thread to write the ring out. */
     void wakeFileThread() {
         if (fileThread != null) {
             LockSupport.unpark(fileThread);
         }
     }
 
-    /** Consumes under the lock, waiting for it; returns whether any slot was consumed. */
+    /**
+     * Writes out what is committed, on this thread: any thread may, at once with others, when the file
+     * takes writes at any position; otherwise one at a time, under the lock, waiting for it. Returns
+     * whether anything was written or handed back.
+     */
     boolean consumeNow() {
+        if (positional) {
+            boolean wrote = writeClaimedRanges();
+            return advanceWrittenPrefix() || wrote;
+        }
         consumer.lock();
         try {
-            return consume();
+            return writeCommittedPrefix();
         } finally {
             consumer.unlock();
         }
     }
 
-    /** Under {@link #consumer}: see the class comment. Returns whether any slot was consumed. */
-    private boolean consume() {
-        long ticket = consumedTicket;
-        long start = written;
-        long end = start;
+    /**
+     * A regular file: claims each committed range not claimed yet (CAS of its slot to
+     * {@link #CLAIMED}), writes each run of claimed ranges that are next to each other in the file with
+     * one write at their position, then marks them {@link #WRITTEN} with release stores, which publish
+     * the end of the channel's reads of their bytes to whoever hands the prefix back. A slot is claimed
+     * by what it holds, not by ticket: one of a later lap (this scan's tickets read before another
+     * thread handed them back) is written at its own position all the same.
+     */
+    private boolean writeClaimedRanges() {
+        long ticket = (long) CONSUMED_TICKET.getAcquire(this);
+        long end = ticketsReserved();
+        long runFirst = ticket;
+        long runStart = 0;
+        long runEnd = -1;
         long packets = 0;
-        while (true) {
+        boolean wrote = false;
+        for (; ticket < end; ticket++) {
+            int index = (int) (ticket & SLOTS - 1);
+            // Acquire, and the CAS below: the appender's release store of the slot published its range's
+            // bytes and its start.
+            long slot = (long) SLOT.getAcquire(slots, index);
+            if (slot == 0 || (slot & (CLAIMED | WRITTEN)) != 0 || !SLOT.compareAndSet(slots, index, slot, slot | CLAIMED)) {
+                packets += writeRun(runFirst, ticket, runStart, runEnd);
+                runEnd = -1;
+                continue;
+            }
+            long start = starts[index];
+            if (start != runEnd) {
+                packets += writeRun(runFirst, ticket, runStart, runEnd);
+                runFirst = ticket;
+                runStart = start;
+            }
+            runEnd = start + (slot & LENGTH_MASK);
+            wrote = true;
+        }
+        packets += writeRun(runFirst, ticket, runStart, runEnd);
+        PACKETS_WRITTEN.getAndAdd(this, packets);
+        return wrote;
+    }
+
+    /**
+     * Writes the claimed run of tickets {@code [first, end)}, file positions {@code [start, stop)}, and
+     * marks its slots written; returns its packets. Nothing when {@code stop} is -1 (no run).
+     */
+    private long writeRun(long first, long end, long start, long stop) {
+        if (stop < 0) {
+            return 0;
+        }
+        writeRange(start, stop);
+        long packets = 0;
+        for (long ticket = first; ticket < end; ticket++) {
+            int index = (int) (ticket & SLOTS - 1);
+            long slot = slots[index];
+            packets += slot >>> 32;
+            SLOT.setRelease(slots, index, slot & ~CLAIMED | WRITTEN);
+        }
+        return packets;
+    }
+
+    /**
+     * Hands back the prefix of written ranges (see the class comment), if no other thread is doing so:
+     * the lock is held only for this walk, never across a write.
+     */
+    private boolean advanceWrittenPrefix() {
+        if (!consumer.tryLock()) {
+            return false;
+        }
+        try {
+            long first = consumedTicket;
+            long end = ticketsReserved();
+            long ticket = first;
+            long position = written;
+            while (ticket < end) {
+                int index = (int) (ticket & SLOTS - 1);
+                // Acquire: pairs with the writer's release store of WRITTEN, after its write.
+                long slot = (long) SLOT.getAcquire(slots, index);
+                if ((slot & WRITTEN) == 0) {
+                    break;
+                }
+                slots[index] = 0;
+                position += slot & LENGTH_MASK;
+                ticket++;
+            }
+            if (ticket == first) {
+                return false;
+            }
+            WRITTEN_POSITION.setRelease(this, position);
+            CONSUMED_TICKET.setRelease(this, ticket);
+            return true;
+        } finally {
+            consumer.unlock();
+        }
+    }
+
+    /**
+     * A pipe, under {@link #consumer}: writes the committed prefix (up to the first range still being
+     * filled) in one write, then hands it back. Returns whether anything was.
+     */
+    private boolean writeCommittedPrefix() {
+        long first = consumedTicket;
+        long end = ticketsReserved();
+        long ticket = first;
+        long start = written;
+        long position = start;
+        long packets = 0;
+        while (ticket < end) {
             int index = (int) (ticket & SLOTS - 1);
             long slot = (long) SLOT.getAcquire(slots, index);
             if (slot == 0) {
                 break;
             }
             slots[index] = 0;
-            end += (int) slot;
+            position += slot & LENGTH_MASK;
             packets += slot >>> 32;
             ticket++;
         }
-        if (end == start) {
+        if (ticket == first) {
             return false;
         }
-        if (failure == null) {
-            try {
-                writeRange(start, end);
-            } catch (IOException e) {
-                failure = e;
-            } catch (Throwable t) {
-                failure = new IOException(t);
-            }
-        }
-        packetsWritten += packets;
-        WRITTEN.setRelease(this, end);
+        writeRange(start, position);
+        PACKETS_WRITTEN.getAndAdd(this, packets);
+        WRITTEN_POSITION.setRelease(this, position);
         CONSUMED_TICKET.setRelease(this, ticket);
         return true;
     }
 
-    private void writeRange(long start, long end) throws IOException {
-        int from = (int) (start & capacity - 1);
-        int length = (int) (end - start);
-        int first = Math.min(length, capacity - from);
-        channel.write(ring.slice(from, first), first);
-        if (first < length) {
-            channel.write(ring.slice(0, length - first), length - first);
+    /** Writes the ring's bytes of file positions {@code [start, end)} there, unless the file failed. */
+    private void writeRange(long start, long end) {
+        if (failure != null) {
+            return;
+        }
+        try {
+            int from = (int) (start & capacity - 1);
+            int length = (int) (end - start);
+            int first = Math.min(length, capacity - from);
+            channel.write(ring.slice(from, first), first, start);
+            if (first < length) {
+                channel.write(ring.slice(0, length - first), length - first, start + first);
+            }
+        } catch (IOException e) {
+            failure = e;
+        } catch (Throwable t) {
+            failure = new IOException(t);
         }
     }
 
@@ -410,14 +554,8 @@ final class FileLog implements AutoCloseable {
     private void run() {
         while (!closed) {
             LockSupport.park(this);
-            if (consumer.tryLock()) {
-                try {
-                    if (!closed) {
-                        consume();
-                    }
-                } finally {
-                    consumer.unlock();
-                }
+            if (!closed) {
+                consumeNow();
             }
         }
     }

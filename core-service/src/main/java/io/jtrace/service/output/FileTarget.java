@@ -5,8 +5,14 @@ import java.nio.ByteBuffer;
 
 /** Where a {@link FileLog} writes: a trace file ({@link TraceFileChannel}), or memory in tests. */
 interface FileTarget extends AutoCloseable {
-    /** Appends {@code buffer}'s [0, {@code length}) after what was written before. */
-    void write(ByteBuffer buffer, int length) throws IOException;
+    /**
+     * Writes {@code buffer}'s [0, {@code length}) at file position {@code position}. A target that is not
+     * {@link #positional} is only ever given the position right after what it was given before.
+     */
+    void write(ByteBuffer buffer, int length, long position) throws IOException;
+
+    /** Whether {@link #write} may be given any position (a regular file), not only the next (a pipe). */
+    boolean positional();
 
     @Override
     void close() throws IOException;

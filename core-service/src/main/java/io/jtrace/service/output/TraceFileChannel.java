@@ -3,13 +3,17 @@ package io.jtrace.service.output;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The file under a {@link TraceFileWriter}: created or emptied at open, then appended to through the
- * page cache by its {@link FileLog}, one write at a time.
+ * The file under a {@link TraceFileWriter}: created or emptied at open, then written through the page
+ * cache by its {@link FileLog}, one write at a time: a regular file at each range's own position (the
+ * log writes ranges out past one still being filled), anything else (a pipe) in order.
  *
  * <p>Why not direct I/O (O_DIRECT), as earlier versions did: a direct write waits for the device, and
  * a thread that waits has to be scheduled again. Under four flooding threads on two cores each 256 KiB
@@ -21,16 +25,24 @@ import java.nio.file.StandardOpenOption;
  * thread makes it.
  */
 final class TraceFileChannel implements FileTarget {
-    private final FileChannel channel;
+    private final Path file;
+    private final boolean positional;
+    /** Replaced (under this object's lock) when an interrupted writer closed it; volatile for writers. */
+    private volatile FileChannel channel;
+    private boolean closed;
 
-    private TraceFileChannel(FileChannel channel) {
+    private TraceFileChannel(Path file, FileChannel channel, boolean positional) {
+        this.file = file;
         this.channel = channel;
+        this.positional = positional;
     }
 
     /** Creates or truncates {@code file} (a pipe or a device is opened as it is). */
     static TraceFileChannel open(Path file) throws IOException {
-        return new TraceFileChannel(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING));
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        // Read after the open: the path names what was opened (a file created by the open is regular).
+        return new TraceFileChannel(file, channel, Files.isRegularFile(file));
     }
 
     /** A buffer for the writer to fill: direct memory, which the channel writes without copying it first. */
@@ -38,16 +50,63 @@ final class TraceFileChannel implements FileTarget {
         return ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /**
+     * Writes at {@code position} in a regular file, from any thread: an application thread may be
+     * interrupted, and a channel closes when a thread blocked in it is. So the thread's interrupt status
+     * is cleared for the write and set again after it, and a channel closed by an interrupt during a
+     * write (this thread's or another writer's) is opened again and the write repeated: a write at a
+     * position can be repeated without harm. A pipe is written only by the service's threads, in order.
+     */
     @Override
-    public void write(ByteBuffer buffer, int length) throws IOException {
+    public void write(ByteBuffer buffer, int length, long position) throws IOException {
         ByteBuffer source = buffer.duplicate().clear().limit(length);
-        while (source.hasRemaining()) {
-            channel.write(source);
+        if (!positional) {
+            while (source.hasRemaining()) {
+                channel.write(source);
+            }
+            return;
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (source.hasRemaining()) {
+                FileChannel current = channel;
+                try {
+                    current.write(source, position + source.position());
+                } catch (ClosedChannelException e) {
+                    // Closed by an interrupt: this thread's (during the write), or another writer's (during
+                    // its write or before this one began). Closed for good: reopenAfter throws.
+                    if (e instanceof ClosedByInterruptException) {
+                        interrupted = true;
+                        Thread.interrupted();
+                    }
+                    reopenAfter(current);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Opens the file again if {@code closedChannel} is still the one in use, unless it was closed for good. */
+    private synchronized void reopenAfter(FileChannel closedChannel) throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        if (channel == closedChannel) {
+            channel = FileChannel.open(file, StandardOpenOption.WRITE);
         }
     }
 
     @Override
-    public void close() throws IOException {
+    public boolean positional() {
+        return positional;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        closed = true;
         channel.close();
     }
 }

@@ -131,8 +131,8 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
     }
 
     @Override
-    public void wakeWriter() {
-        log.wakeFileThread();
+    public boolean makeRoom() {
+        return log.makeRoom();
     }
 
     /** Packets in the file so far. */

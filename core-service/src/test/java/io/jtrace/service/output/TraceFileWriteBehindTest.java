@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -174,6 +175,156 @@ class TraceFileWriteBehindTest {
             assertTrue(whole >= 0, "written: the whole ring is free again");
             log.commit(whole, 1024, 0);
         }
+    }
+
+    /**
+     * An appender descheduled between its reservation and its commit holds back only its own range: the
+     * ranges reserved after it go into the file at their positions at once, and its range fills the hole
+     * when it commits. The room behind the hole comes back only then (the ring is reused in order).
+     */
+    @Test
+    void aRangeStillBeingFilledHoldsBackOnlyItselfInARegularFile() throws IOException {
+        Path file = dir.resolve("hole.bin");
+        try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+            long open = log.tryReserve(100);
+            byte[] later = filled(300, (byte) 7);
+            long after = log.tryReserve(300);
+            log.put(after, 0, later, 0, 300);
+            log.commit(after, 300, 1);
+            assertTrue(log.consumeNow(), "the range after the hole is written");
+            byte[] onDisk = Files.readAllBytes(file);
+            assertEquals(400, onDisk.length, "written at its own position, past the hole");
+            assertArrayEquals(later, java.util.Arrays.copyOfRange(onDisk, 100, 400));
+            assertEquals(1, log.packetsWritten());
+            assertEquals(FileLog.FULL, log.tryReserve(700), "the ring is not reused past the hole");
+            byte[] first = filled(100, (byte) 3);
+            log.put(open, 0, first, 0, 100);
+            log.commit(open, 100, 1);
+            log.sync();
+            byte[] expected = new byte[400];
+            System.arraycopy(first, 0, expected, 0, 100);
+            System.arraycopy(later, 0, expected, 100, 300);
+            assertArrayEquals(expected, Files.readAllBytes(file), "the hole filled, nothing written twice");
+            assertEquals(2, log.packetsWritten());
+            long whole = log.tryReserve(1024);
+            assertTrue(whole >= 0, "all written: the whole ring is free again");
+            log.commit(whole, 1024, 0);
+        }
+    }
+
+    /**
+     * Application threads write the file themselves when the ring is full, and may be interrupted while
+     * they do: an interrupt closes a channel, so the file is opened again and the write repeated. Every
+     * range reaches the file whole, and each thread's interrupt status is what the interrupts left it.
+     */
+    @Test
+    void appendersInterruptedWhileTheyWriteTheFileLoseNothingAndKeepTheirInterrupt() throws Exception {
+        Path file = dir.resolve("interrupted.bin");
+        int threads = 3;
+        int appends = 2000;
+        int length = 100;
+        boolean[] interruptedAtEnd = new boolean[threads];
+        try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+            Thread[] appenders = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                appenders[t] = new Thread(() -> {
+                    for (int i = 0; i < appends; i++) {
+                        byte[] bytes = filled(length, (byte) (id * 64 + i % 64));
+                        long reservation;
+                        while ((reservation = log.tryReserve(length)) == FileLog.FULL) {
+                            log.makeRoom();
+                        }
+                        if (reservation < 0) {
+                            return; // the file failed: the counts below tell
+                        }
+                        log.put(reservation, 0, bytes, 0, length);
+                        log.commit(reservation, length, 1);
+                        log.makeRoom();
+                    }
+                    interruptedAtEnd[id] = Thread.interrupted();
+                });
+                appenders[t].start();
+            }
+            Thread interrupter = new Thread(() -> {
+                while (java.util.Arrays.stream(appenders).anyMatch(Thread::isAlive)) {
+                    for (Thread appender : appenders) {
+                        appender.interrupt();
+                    }
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+                }
+            });
+            interrupter.start();
+            for (Thread appender : appenders) {
+                appender.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            interrupter.join(TimeUnit.SECONDS.toMillis(60));
+            log.sync();
+            assertEquals((long) threads * appends, log.packetsWritten());
+        }
+        byte[] onDisk = Files.readAllBytes(file);
+        assertEquals(threads * appends * length, onDisk.length);
+        int[] next = new int[threads];
+        for (int at = 0; at < onDisk.length; at += length) {
+            assertTrue(uniformRange(onDisk, at, at + length), "a range whole at " + at);
+            int id = (onDisk[at] & 0xFF) / 64;
+            assertEquals(next[id]++ % 64, (onDisk[at] & 0xFF) % 64, "thread " + id + "'s ranges in its order");
+        }
+        for (int t = 0; t < threads; t++) {
+            assertEquals(appends, next[t], "every range of thread " + t);
+            assertTrue(interruptedAtEnd[t], "thread " + t + " still interrupted: its status was given back");
+        }
+    }
+
+    private static boolean uniformRange(byte[] bytes, int from, int to) {
+        for (int i = from + 1; i < to; i++) {
+            if (bytes[i] != bytes[from]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A pipe cannot be written at a position: nothing goes out past a range still being filled. */
+    @Test
+    void aPipeGetsNothingPastARangeStillBeingFilled() throws Exception {
+        Path fifo = dir.resolve("hole.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        ByteArrayOutputStream read = new ByteArrayOutputStream();
+        Thread reader = new Thread(() -> {
+            try (var in = Files.newInputStream(fifo)) {
+                in.transferTo(read);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        reader.start();
+        byte[] first = filled(100, (byte) 3);
+        byte[] later = filled(300, (byte) 7);
+        try (FileLog log = new FileLog(TraceFileChannel.open(fifo), 1024, false)) {
+            long open = log.tryReserve(100);
+            long after = log.tryReserve(300);
+            log.put(after, 0, later, 0, 300);
+            log.commit(after, 300, 1);
+            assertFalse(log.consumeNow(), "nothing can go out before the hole");
+            assertEquals(0, log.packetsWritten());
+            log.put(open, 0, first, 0, 100);
+            log.commit(open, 100, 1);
+            log.sync();
+            assertEquals(2, log.packetsWritten());
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        byte[] expected = new byte[400];
+        System.arraycopy(first, 0, expected, 0, 100);
+        System.arraycopy(later, 0, expected, 100, 300);
+        assertArrayEquals(expected, read.toByteArray(), "in order, once");
+    }
+
+    private static byte[] filled(int length, byte value) {
+        byte[] bytes = new byte[length];
+        java.util.Arrays.fill(bytes, value);
+        return bytes;
     }
 
     /**

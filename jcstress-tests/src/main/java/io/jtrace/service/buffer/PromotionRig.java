@@ -103,6 +103,8 @@ public final class PromotionRig {
         }
 
         @Override
-        public void wakeWriter() {}
+        public boolean makeRoom() {
+            return false;
+        }
     }
 }

@@ -1,25 +1,39 @@
 package io.jtrace.service.output;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 
 /**
- * {@link FileLog}s for the jcstress tests: small rings, no file thread, written into memory, so a test
+ * {@link FileLog}s for the jcstress tests: small rings, no file thread, written into memory at each range's position, so a test
  * can afford one per state and read back exactly what the file got. Lives in the log's package to reach it.
  */
 public final class InMemoryFileLog {
-    private final ByteArrayOutputStream file = new ByteArrayOutputStream();
+    private byte[] file = new byte[0];
+    private int fileLength;
     private final FileLog log;
 
     /** A log whose ring holds {@code capacity} bytes (a power of two). */
     public InMemoryFileLog(int capacity) {
         FileTarget target = new FileTarget() {
+            /** Synchronized, as a file's own writes at positions are atomic to each other. */
             @Override
-            public void write(ByteBuffer buffer, int length) {
-                ByteBuffer source = buffer.duplicate().clear().limit(length);
-                byte[] bytes = new byte[length];
-                source.get(bytes);
-                file.write(bytes, 0, length);
+            public void write(ByteBuffer buffer, int length, long position) {
+                synchronized (InMemoryFileLog.this) {
+                    writeAt(buffer, length, position);
+                }
+            }
+
+            private void writeAt(ByteBuffer buffer, int length, long position) {
+                int end = (int) position + length;
+                if (end > file.length) {
+                    file = java.util.Arrays.copyOf(file, Math.max(end, file.length * 2));
+                }
+                buffer.duplicate().clear().limit(length).get(file, (int) position, length);
+                fileLength = Math.max(fileLength, end);
+            }
+
+            @Override
+            public boolean positional() {
+                return true;
             }
 
             @Override
@@ -55,8 +69,30 @@ public final class InMemoryFileLog {
         }
     }
 
-    /** Everything the file got so far. */
-    public byte[] file() {
-        return file.toByteArray();
+    /**
+     * Reserves {@code length} bytes and fills them with {@code value} without committing them (an
+     * appender descheduled before its commit); -1 if the ring had no room. Commit with {@link #commit}.
+     */
+    public long reserveAndFill(int length, byte value) {
+        long reservation = log.tryReserve(length);
+        if (reservation >= 0) {
+            byte[] bytes = new byte[length];
+            java.util.Arrays.fill(bytes, value);
+            log.put(reservation, 0, bytes, 0, length);
+        }
+        return reservation;
+    }
+
+    public void commit(long reservation, int length) {
+        log.commit(reservation, length, 1);
+    }
+
+    public long packetsWritten() {
+        return log.packetsWritten();
+    }
+
+    /** Everything the file got so far (a hole not written yet reads as zeros). */
+    public synchronized byte[] file() {
+        return java.util.Arrays.copyOf(file, fileLength);
     }
 }

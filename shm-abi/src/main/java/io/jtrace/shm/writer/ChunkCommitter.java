@@ -102,6 +102,8 @@ public final class ChunkCommitter implements AutoCloseable {
     private final FreePageHints freePages;
     /** Longest a writer waits for the service to take its earlier chunks before its chunk is queued too. */
     private static final long CATCH_UP_NANOS = 10_000_000;
+    /** One sleep of that wait. */
+    private static final long CATCH_UP_STEP_NANOS = 50_000;
     /** The sink's promoter, if it has one ({@link CommitSink#promoter()}): fixed at construction. */
     private final ChunkPromoter promoter;
     /**
@@ -174,9 +176,10 @@ public final class ChunkCommitter implements AutoCloseable {
             } else if (now - deadline > 0) {
                 return false;
             }
-            // Requested, not only woken: a commit thread woken with nothing due parks again.
+            // Requested, not only woken: a commit thread woken with nothing due parks again. Then asleep,
+            // not yielding: among many busy threads a yield does not give the service thread the CPU.
             wakeUp();
-            Thread.yield();
+            LockSupport.parkNanos(CATCH_UP_STEP_NANOS);
         }
     }
 
