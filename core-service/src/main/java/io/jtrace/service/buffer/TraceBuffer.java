@@ -6,7 +6,6 @@ import io.jtrace.shm.abi.SharedMemoryAbi;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -38,26 +37,27 @@ public final class TraceBuffer {
     /** Room for the trusted fields appended to each packet read out (5 tags + varints). */
     private static final int MAX_CAPACITY = Integer.MAX_VALUE - 16;
 
-    private final int capacity;
-    private final Policy policy;
-    private final byte[] ring;
-    private final BufferCounters counters = new BufferCounters();
+    // The state below is package-private for DumpCopy, which copies it; nothing else outside reads it.
+    final int capacity;
+    final Policy policy;
+    final byte[] ring;
+    final BufferCounters counters = new BufferCounters();
     /** Every chunk still in the ring (read ones included, marked dead) in the order written. */
-    private final ArrayDeque<ChunkRecord> byAge = new ArrayDeque<>();
+    final ArrayDeque<ChunkRecord> byAge = new ArrayDeque<>();
     /** Live writers' sequences in the order they first appeared, so the read-out order is stable. */
-    private final Map<SequenceKey, SequenceState> sequences = new LinkedHashMap<>();
+    final Map<SequenceKey, SequenceState> sequences = new LinkedHashMap<>();
     /**
      * Sequences of writers that retired, with chunks still to read: their writer id may already belong
      * to a new writer, whose chunks start a new sequence in {@link #sequences}. Dropped once empty, so
      * thread churn leaves no growing record.
      */
-    private final ArrayDeque<SequenceState> retired = new ArrayDeque<>();
+    final ArrayDeque<SequenceState> retired = new ArrayDeque<>();
     /** Write position on the virtual stream; the ring offset is {@code writeV % capacity}. */
-    private long writeV;
+    long writeV;
     /** Bytes of chunks stored and not yet read. */
-    private long used;
+    long used;
     /** {@link #used} right after the last {@link #readAll}: what could not be read then. */
-    private long usedAfterLastRead;
+    long usedAfterLastRead;
     /** Records of chunks that left the ring, for reuse (linked through {@code nextFree}). */
     private ChunkRecord freeRecords;
     private SequenceState lastSequence;
@@ -81,40 +81,7 @@ public final class TraceBuffer {
      * one array of {@link #capacity()} bytes while the copy lives.
      */
     public TraceBuffer copy(SequenceIdentity identity) {
-        TraceBuffer copy = new TraceBuffer(capacity, policy);
-        System.arraycopy(ring, 0, copy.ring, 0, capacity);
-        copy.counters.copyFrom(counters);
-        copy.writeV = writeV;
-        copy.used = used;
-        copy.usedAfterLastRead = usedAfterLastRead;
-        Map<SequenceState, SequenceState> copies = new IdentityHashMap<>();
-        for (SequenceState seq : retired) {
-            SequenceState c = seq.copy();
-            copies.put(seq, c);
-            copy.retired.addLast(c);
-        }
-        for (SequenceState seq : sequences.values()) {
-            SequenceState c = seq.copy();
-            copies.put(seq, c);
-            copy.sequences.put(c.key, c);
-        }
-        for (ChunkRecord record : byAge) {
-            if (record.dead) {
-                continue;
-            }
-            SequenceState seq = copies.get(record.sequence);
-            ChunkRecord c = new ChunkRecord().init(seq, record.chunkId, record.ordinal, record.vstart, record.offset,
-                    record.size);
-            c.packetCount = record.packetCount;
-            c.flags = record.flags;
-            c.complete = record.complete;
-            seq.chunks.add(c);
-            copy.byAge.addLast(c);
-        }
-        for (SequenceState c : copies.values()) {
-            sequenceIdOf(c, identity);
-        }
-        return copy;
+        return DumpCopy.of(this, identity);
     }
 
     /** The producers whose sequences the buffer holds. */
