@@ -175,6 +175,40 @@ public class FileLogTest {
         }
     }
 
+    /**
+     * An appender that found the ring full writes past it while the session closes the file: it counts
+     * itself in, then reads whether the file is closed; the closer marks it closed, then waits for those
+     * counted in (all volatile). So either the write is refused, or it lands whole before the file
+     * closes; never after.
+     *
+     * <p>r1: the write was made; r2: the file holds it whole if made, nothing otherwise, and nothing was
+     * written after the close.
+     */
+    @JCStressTest
+    @Outcome(id = {"true, true", "false, true"}, expect = ACCEPTABLE, desc = "Written before the close, or refused.")
+    @Outcome(expect = FORBIDDEN, desc = "Written after the file closed, torn, or lost.")
+    @State
+    public static class WritePastTheRingAgainstClose {
+        private final InMemoryFileLog log = new InMemoryFileLog(16);
+
+        @Actor
+        public void appender(ZZ_Result r) {
+            r.r1 = log.tryDirect(8, (byte) 4);
+        }
+
+        @Actor
+        public void closer() {
+            log.close();
+        }
+
+        @Arbiter
+        public void file(ZZ_Result r) {
+            byte[] file = log.file();
+            boolean content = r.r1 ? file.length == 8 && uniform(file, 0, 8) && file[0] == 4 : file.length == 0;
+            r.r2 = content && !log.writtenAfterClose();
+        }
+    }
+
     private static boolean uniform(byte[] bytes, int from, int to) {
         for (int i = from + 1; i < to; i++) {
             if (bytes[i] != bytes[from]) {

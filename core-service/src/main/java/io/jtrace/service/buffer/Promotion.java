@@ -43,10 +43,10 @@ import java.util.concurrent.locks.LockSupport;
  * The writer never touches the service's sequence state: while the promotion lasts, the sequence has
  * nothing in the buffer, and the chunks appended join it at a settlement.
  *
- * <p>Order in the file: a chunk the service read is in the file's ring (its space reserved there)
- * before the writer may append the next, and a chunk the writer appends is reserved before it hands
- * its next chunk to the service: the file's ring keeps the order of reservation, so the sequence's
- * chunks are in the file in their order.
+ * <p>Order in the file: a chunk the service read has its place in the file reserved (in the file's
+ * ring) before the writer may append the next, and a chunk the writer appends has its place reserved
+ * (in the ring, or past it) before it hands its next chunk to the service: places are taken in order,
+ * so the sequence's chunks are in the file in their order.
  */
 public final class Promotion {
     static final int GRANTED = 0;
@@ -280,15 +280,32 @@ public final class Promotion {
         if (file.bytes() + length > target.fileLimit()) {
             return REFUSED;
         }
-        long reservation = reserve(file, length);
-        if (reservation < 0) {
-            return REFUSED;
+        long reservation = file.tryReserve(length);
+        long direct = reservation == FileAppender.FULL ? file.reserveDirect(length) : -1;
+        if (direct >= 0) {
+            // The ring is full (its writer behind, or a range in it still being copied by a thread that
+            // lost its CPU): this chunk goes into the file past it, written here, at its own position.
+            try {
+                file.writeDirect(direct, frame, 0, frameHeader);
+                file.writeDirect(direct + frameHeader, smb, payload + body, bodyLength);
+                file.writeDirect(direct + frameHeader + bodyLength, identity, 0, identityLength);
+                file.writeDirect(direct + frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
+            } finally {
+                file.endDirect(count);
+            }
+        } else {
+            if (reservation == FileAppender.FULL) {
+                reservation = reserve(file, length);
+            }
+            if (reservation < 0) {
+                return REFUSED;
+            }
+            file.put(reservation, 0, frame, 0, frameHeader);
+            file.put(reservation, frameHeader, smb, payload + body, bodyLength);
+            file.put(reservation, frameHeader + bodyLength, identity, 0, identityLength);
+            file.put(reservation, frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
+            file.commit(reservation, length, count);
         }
-        file.put(reservation, 0, frame, 0, frameHeader);
-        file.put(reservation, frameHeader, smb, payload + body, bodyLength);
-        file.put(reservation, frameHeader + bodyLength, identity, 0, identityLength);
-        file.put(reservation, frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
-        file.commit(reservation, length, count);
         // COMPLETE (this thread's own release) to BEING_READ to FREE: no one else takes a chunk that was
         // never handed to the commit thread, so both succeed; the caller marks the page free.
         abi.tryAcquireChunkForReading(page, index);
@@ -304,11 +321,10 @@ public final class Promotion {
     }
 
     /**
-     * The file's space for a chunk. When its ring is full, the file thread is behind (busy threads, few
-     * cores: it waits for a CPU like any of them): this thread writes out what it can itself, or sleeps
-     * briefly while others do, for at most {@link #FULL_WAIT_NANOS}, instead of losing the promotion
-     * (every later chunk would then wait for the service's turn on a CPU). Its writes survive its being
-     * interrupted (see TraceFileChannel).
+     * The ring's space for a chunk, once it was found full, in a file that cannot be written past it (a
+     * pipe). The file thread is behind (busy threads, few cores: it waits for a CPU like any of them):
+     * this thread sleeps briefly, for at most {@link #FULL_WAIT_NANOS}, instead of losing the promotion
+     * (every later chunk would then wait for the service's turn on a CPU).
      */
     private static long reserve(FileAppender file, int length) {
         long reservation = file.tryReserve(length);

@@ -12,17 +12,19 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The bytes on their way into a trace file: a ring of direct memory that any number of threads append
- * to at once, without a lock, and that is written into the file in the order the appends reserved their
- * space. Application threads append their own chunks here (see the service's promotion of chunks), the
- * service thread appends what it reads out of its buffers; the file thread, or the service itself when
- * the ring is full or a flush wants everything out, writes it.
+ * to at once, without a lock, each append at the file position it took when it reserved its space, so
+ * the file holds them in the order they were reserved. Application threads append their own chunks
+ * here (see the service's promotion of chunks), the service thread appends what it reads out of its
+ * buffers; the file thread, or any appender when the ring is full or a flush wants everything out,
+ * writes it.
  *
- * <p>The protocol, for {@link #tryReserve}, {@link #commit} and {@link #consume}:
+ * <p>The protocol, for {@link #tryReserve}, {@link #commit} and {@link #consumeNow}:
  * <ul>
  *   <li><b>Reserve.</b> One CAS on {@link #reservation} takes both the byte range
- *       {@code [position, position + length)} and the next <em>ticket</em>: the two advance together, so
- *       ticket order is byte order. The CAS is made only if the range fits behind {@link #written} (the
- *       file has everything before it) and the ticket's slot is free (behind {@link #consumedTicket}),
+ *       {@code [position, position + length)} of the ring and the next <em>ticket</em>: the two advance
+ *       together, so ticket order is ring order; then the range's file position is taken from
+ *       {@link #filePosition}. The CAS is made only if the range fits behind {@link #written} (the ring
+ *       was written out up to there) and the ticket's slot is free (behind {@link #consumedTicket}),
  *       both read with acquire: the consumer's release stores of them come after it wrote out, and
  *       cleared, what the range and the slot held a lap ago.</li>
  *   <li><b>Commit.</b> The appender fills its range with plain stores, then stores its length (and its
@@ -41,8 +43,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  * An appender that stops between reserve and commit (descheduled) holds back its own range and, a
  * lap of the ring later, the reuse of the space behind it, never another appender's bytes: the others
- * append on until the ring is full, and then application threads give up at once ({@link #tryReserve})
- * while the service waits ({@link #reserve}). Until the hole is filled the file holds zeros there; a
+ * append on until the ring is full, and then application threads write their bytes into the file past
+ * the ring ({@link #reserveDirect}) or, into a pipe, give up at once ({@link #tryReserve}), while the
+ * service waits ({@link #reserve}). Positions in the file are taken from {@link #filePosition} when
+ * the space is reserved, by ranges of the ring and by writes past it alike. Until the hole is filled the file holds zeros there; a
  * flush ({@link #sync}) and the close wait for it.
  *
  * <p>A packet larger than the ring (possible only from the service: a reassembled fragment) goes
@@ -79,6 +83,8 @@ final class FileLog implements AutoCloseable {
     private static final VarHandle WRITTEN_POSITION;
     private static final VarHandle CONSUMED_TICKET;
     private static final VarHandle PACKETS_WRITTEN;
+    private static final VarHandle FILE_POSITION;
+    private static final VarHandle DIRECT_IN_FLIGHT;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
     static {
@@ -88,6 +94,8 @@ final class FileLog implements AutoCloseable {
             WRITTEN_POSITION = lookup.findVarHandle(FileLog.class, "written", long.class);
             CONSUMED_TICKET = lookup.findVarHandle(FileLog.class, "consumedTicket", long.class);
             PACKETS_WRITTEN = lookup.findVarHandle(FileLog.class, "packetsWritten", long.class);
+            FILE_POSITION = lookup.findVarHandle(FileLog.class, "filePosition", long.class);
+            DIRECT_IN_FLIGHT = lookup.findVarHandle(FileLog.class, "directInFlight", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -97,8 +105,18 @@ final class FileLog implements AutoCloseable {
     private final ByteBuffer ring;
     private final int capacity;
     private final long[] slots = new long[SLOTS];
-    /** Each ticket's position: stored by its appender before the commit's release store publishes it. */
+    /**
+     * Each ticket's position in the file and in the ring (not wrapped): stored by its appender when it
+     * reserved, published by its commit's release store.
+     */
     private final long[] starts = new long[SLOTS];
+    private final long[] ringStarts = new long[SLOTS];
+    /** Bytes reserved in the file: by ranges of the ring and by writes past it ({@link #reserveDirect}). */
+    @SuppressWarnings("unused")
+    private volatile long filePosition;
+    /** Writes past the ring under way: {@link #close} waits for them before it closes the file. */
+    @SuppressWarnings("unused")
+    private volatile int directInFlight;
     /** Whether the file can be written at any position: then ranges go out past a hole. */
     private final boolean positional;
     /** See the class comment: CAS by appenders, cleared of {@link #CLOSED} only by the shutting thread. */
@@ -144,7 +162,7 @@ final class FileLog implements AutoCloseable {
 
     /** Bytes reserved so far: what the file will hold once everything appended is written. */
     long position() {
-        return (long) RESERVATION.getVolatile(this) & POSITION_MASK;
+        return filePosition;
     }
 
     long packetsWritten() {
@@ -175,6 +193,12 @@ final class FileLog implements AutoCloseable {
             }
             long next = (position + length) | ((ticket + 1) & TICKET_MASK) << POSITION_BITS;
             if (RESERVATION.compareAndSet(this, word, next)) {
+                // The slot is this appender's until its commit: its file position is taken after the ring's
+                // space (a thread descheduled in between only reorders ranges of different appenders;
+                // one appender's ranges still follow each other in the file).
+                int index = (int) (ticket & SLOTS - 1);
+                ringStarts[index] = position;
+                starts[index] = (long) FILE_POSITION.getAndAdd(this, (long) length);
                 return word;
             }
         }
@@ -230,13 +254,59 @@ final class FileLog implements AutoCloseable {
     }
 
     /**
+     * For an appender that found the ring full ({@link #FULL}) of a file written at positions: reserves
+     * {@code length} bytes in the file outside the ring, to write there itself ({@link #writeDirect})
+     * and then end ({@link #endDirect}). Returns the position, or -1 when the file is a pipe, closed or
+     * failed. A thread descheduled in its write holds back nothing but its own bytes.
+     */
+    long reserveDirect(int length) {
+        if (!positional) {
+            return -1;
+        }
+        // Counted in before closed is read (both volatile): see close.
+        DIRECT_IN_FLIGHT.getAndAdd(this, 1);
+        if (closed || failure != null) {
+            DIRECT_IN_FLIGHT.getAndAdd(this, -1);
+            return -1;
+        }
+        return (long) FILE_POSITION.getAndAdd(this, (long) length);
+    }
+
+    /** Writes {@code src[offset, offset + length)} (absolute indexes) at file position {@code position}. */
+    void writeDirect(long position, ByteBuffer src, int offset, int length) {
+        writeDirectly(src.slice(offset, length), length, position);
+    }
+
+    void writeDirect(long position, byte[] src, int offset, int length) {
+        writeDirectly(ByteBuffer.wrap(src, offset, length).slice(), length, position);
+    }
+
+    private void writeDirectly(ByteBuffer bytes, int length, long position) {
+        if (failure != null) {
+            return;
+        }
+        try {
+            channel.write(bytes, length, position);
+        } catch (IOException e) {
+            failure = e;
+        } catch (Throwable t) {
+            failure = new IOException(t);
+        }
+    }
+
+    /** A write past the ring ({@link #reserveDirect}) is done: its {@code packets} are in the file. */
+    void endDirect(int packets) {
+        PACKETS_WRITTEN.getAndAdd(this, (long) packets);
+        DIRECT_IN_FLIGHT.getAndAdd(this, -1);
+    }
+
+    /**
      * The reservation's {@code length} bytes, holding {@code packets} packets, are filled: release store
      * of its slot (see the class comment). Wakes the file thread each {@link #WAKE_BYTES}.
      */
     void commit(long reservation, int length, int packets) {
         int index = (int) (reservation >>> POSITION_BITS & SLOTS - 1);
         long position = reservation & POSITION_MASK;
-        starts[index] = position;
         SLOT.setRelease(slots, index, (long) length | (long) packets << 32);
         if (fileThread != null && position / WAKE_BYTES != (position + length) / WAKE_BYTES) {
             LockSupport.unpark(fileThread);
@@ -274,8 +344,8 @@ final class FileLog implements AutoCloseable {
 
     /**
      * A packet too large for the ring, from the service thread: shuts appends out (application threads
-     * then give up theirs, and go through the service), writes everything reserved before, writes the
-     * packet's parts straight into the file, and opens the ring again after them.
+     * then write past the ring or give up theirs), writes everything reserved before, writes the
+     * packet's parts straight into the file after it, and opens the ring again.
      */
     void appendPastTheRing(int packets, ByteBuffer... parts) throws IOException {
         long word;
@@ -285,10 +355,14 @@ final class FileLog implements AutoCloseable {
                 throw new ClosedChannelException();
             }
         } while (!RESERVATION.compareAndSet(this, word, word | CLOSED));
-        long position = word & POSITION_MASK;
         try {
             sync();
         } finally {
+            int total = 0;
+            for (ByteBuffer part : parts) {
+                total += part.remaining();
+            }
+            long position = (long) FILE_POSITION.getAndAdd(this, (long) total);
             consumer.lock();
             try {
                 for (ByteBuffer part : parts) {
@@ -302,11 +376,8 @@ final class FileLog implements AutoCloseable {
             } catch (IOException e) {
                 failure = e;
             } finally {
-                // Under the lock, for the next consumer; and before the ring opens, so an appender that
-                // sees it open sees the room behind the new position.
-                WRITTEN_POSITION.setRelease(this, position);
                 consumer.unlock();
-                RESERVATION.setVolatile(this, position | (word & ~POSITION_MASK));
+                RESERVATION.setVolatile(this, word);
             }
         }
         throwIfFailed();
@@ -331,6 +402,11 @@ final class FileLog implements AutoCloseable {
         try {
             consumeUpTo(ticketsReserved());
         } finally {
+            // Volatile store of closed, then volatile loads of the count: a write past the ring that
+            // counted itself in before this saw it is waited for, any later one sees closed and gives up.
+            for (int attempt = 0; directInFlight > 0; attempt++) {
+                backOff(attempt);
+            }
             consumer.lock();
             try {
                 channel.close();
@@ -407,6 +483,7 @@ final class FileLog implements AutoCloseable {
         long runFirst = ticket;
         long runStart = 0;
         long runEnd = -1;
+        long runRingStart = 0;
         long packets = 0;
         boolean wrote = false;
         for (; ticket < end; ticket++) {
@@ -415,33 +492,36 @@ final class FileLog implements AutoCloseable {
             // bytes and its start.
             long slot = (long) SLOT.getAcquire(slots, index);
             if (slot == 0 || (slot & (CLAIMED | WRITTEN)) != 0 || !SLOT.compareAndSet(slots, index, slot, slot | CLAIMED)) {
-                packets += writeRun(runFirst, ticket, runStart, runEnd);
+                packets += writeRun(runFirst, ticket, runRingStart, runStart, runEnd);
                 runEnd = -1;
                 continue;
             }
+            // Consecutive tickets are next to each other in the ring; in the file they may not be.
             long start = starts[index];
             if (start != runEnd) {
-                packets += writeRun(runFirst, ticket, runStart, runEnd);
+                packets += writeRun(runFirst, ticket, runRingStart, runStart, runEnd);
                 runFirst = ticket;
                 runStart = start;
+                runRingStart = ringStarts[index];
             }
             runEnd = start + (slot & LENGTH_MASK);
             wrote = true;
         }
-        packets += writeRun(runFirst, ticket, runStart, runEnd);
+        packets += writeRun(runFirst, ticket, runRingStart, runStart, runEnd);
         PACKETS_WRITTEN.getAndAdd(this, packets);
         return wrote;
     }
 
     /**
-     * Writes the claimed run of tickets {@code [first, end)}, file positions {@code [start, stop)}, and
-     * marks its slots written; returns its packets. Nothing when {@code stop} is -1 (no run).
+     * Writes the claimed run of tickets {@code [first, end)}, from ring position {@code ringStart} to
+     * file positions {@code [start, stop)}, and marks its slots written; returns its packets. Nothing
+     * when {@code stop} is -1 (no run).
      */
-    private long writeRun(long first, long end, long start, long stop) {
+    private long writeRun(long first, long end, long ringStart, long start, long stop) {
         if (stop < 0) {
             return 0;
         }
-        writeRange(start, stop);
+        writeRange(ringStart, (int) (stop - start), start);
         long packets = 0;
         for (long ticket = first; ticket < end; ticket++) {
             int index = (int) (ticket & SLOTS - 1);
@@ -512,25 +592,28 @@ final class FileLog implements AutoCloseable {
         if (ticket == first) {
             return false;
         }
-        writeRange(start, position);
+        // A pipe is written in order: the position (read after the slot's acquire) only names the place.
+        writeRange(start, (int) (position - start), starts[(int) (first & SLOTS - 1)]);
         PACKETS_WRITTEN.getAndAdd(this, packets);
         WRITTEN_POSITION.setRelease(this, position);
         CONSUMED_TICKET.setRelease(this, ticket);
         return true;
     }
 
-    /** Writes the ring's bytes of file positions {@code [start, end)} there, unless the file failed. */
-    private void writeRange(long start, long end) {
+    /**
+     * Writes {@code length} bytes of the ring from ring position {@code ringStart} to file position
+     * {@code filePosition}, unless the file failed.
+     */
+    private void writeRange(long ringStart, int length, long filePosition) {
         if (failure != null) {
             return;
         }
         try {
-            int from = (int) (start & capacity - 1);
-            int length = (int) (end - start);
+            int from = (int) (ringStart & capacity - 1);
             int first = Math.min(length, capacity - from);
-            channel.write(ring.slice(from, first), first, start);
+            channel.write(ring.slice(from, first), first, filePosition);
             if (first < length) {
-                channel.write(ring.slice(0, length - first), length - first, start + first);
+                channel.write(ring.slice(0, length - first), length - first, filePosition + first);
             }
         } catch (IOException e) {
             failure = e;

@@ -17,9 +17,10 @@ import java.nio.file.Path;
  *
  * <p>The service thread writes through {@link #packet}, {@link #framedPackets}, {@link #flush} and
  * {@link #close}; any thread may append whole frames of its own at the same time through
- * {@link #tryReserve}, {@link #put} and {@link #commit}, without a lock and without ever waiting (an
- * application thread promoting its chunk). Both go into one {@link FileLog}, whose order of reservation
- * is the order in the file.
+ * {@link #tryReserve}, {@link #put} and {@link #commit}, without a lock and without waiting (an
+ * application thread promoting its chunk), or, when the ring is full, write them into the file itself
+ * ({@link #reserveDirect}). Both go into one {@link FileLog}, whose order of reservation is the order in
+ * the file.
  */
 public final class TraceFileWriter implements PacketSink, FileAppender, AutoCloseable {
     private static final byte TRACE_PACKET_TAG = (1 << 3) | 2;
@@ -128,6 +129,26 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
     @Override
     public void commit(long reservation, int length, int packets) {
         log.commit(reservation, length, packets);
+    }
+
+    @Override
+    public long reserveDirect(int length) {
+        return log.reserveDirect(length);
+    }
+
+    @Override
+    public void writeDirect(long position, ByteBuffer src, int offset, int length) {
+        log.writeDirect(position, src, offset, length);
+    }
+
+    @Override
+    public void writeDirect(long position, byte[] src, int offset, int length) {
+        log.writeDirect(position, src, offset, length);
+    }
+
+    @Override
+    public void endDirect(int packets) {
+        log.endDirect(packets);
     }
 
     @Override

@@ -285,6 +285,74 @@ class TraceFileWriteBehindTest {
         return true;
     }
 
+    /**
+     * An appender that finds the ring full writes its bytes into the file itself, past the ring, at a
+     * position of its own: the ring's ranges and the direct ones all land whole, none overlapping; a
+     * pipe cannot be written so and says no.
+     */
+    @Test
+    void anAppenderThatFindsTheRingFullWritesPastItAtItsOwnPosition() throws Exception {
+        Path file = dir.resolve("direct.bin");
+        byte[] ringBytes = filled(600, (byte) 1);
+        byte[] directBytes = filled(600, (byte) 2);
+        try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+            long reservation = log.tryReserve(600);
+            log.put(reservation, 0, ringBytes, 0, 600);
+            log.commit(reservation, 600, 1);
+            assertEquals(FileLog.FULL, log.tryReserve(600), "precondition: the ring is full");
+            long position = log.reserveDirect(600);
+            assertEquals(600, position, "after the ring's range");
+            log.writeDirect(position, directBytes, 0, 100);
+            log.writeDirect(position + 100, ByteBuffer.wrap(directBytes), 100, 500);
+            log.endDirect(1);
+            assertEquals(1200, log.position());
+            log.sync();
+            assertEquals(2, log.packetsWritten());
+        }
+        byte[] expected = new byte[1200];
+        System.arraycopy(ringBytes, 0, expected, 0, 600);
+        System.arraycopy(directBytes, 0, expected, 600, 600);
+        assertArrayEquals(expected, Files.readAllBytes(file));
+
+        Path fifo = dir.resolve("direct.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        Thread reader = new Thread(() -> {
+            try (var in = Files.newInputStream(fifo)) {
+                in.transferTo(java.io.OutputStream.nullOutputStream());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        reader.start();
+        try (FileLog log = new FileLog(TraceFileChannel.open(fifo), 1024, false)) {
+            assertEquals(-1, log.reserveDirect(10), "a pipe is written in order only");
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+    }
+
+    /** Closing waits for a write past the ring that began before it; one after it is refused. */
+    @Test
+    void closeWaitsForAWritePastTheRingUnderWay() throws Exception {
+        Path file = dir.resolve("direct-close.bin");
+        FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false);
+        long position = log.reserveDirect(10);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
+            try {
+                log.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        Thread.sleep(200);
+        assertFalse(closing.isDone(), "close waits while a write past the ring is under way");
+        log.writeDirect(position, filled(10, (byte) 5), 0, 10);
+        log.endDirect(1);
+        closing.get(60, TimeUnit.SECONDS);
+        assertArrayEquals(filled(10, (byte) 5), Files.readAllBytes(file));
+        assertEquals(-1, log.reserveDirect(10), "closed: no more");
+    }
+
     /** A pipe cannot be written at a position: nothing goes out past a range still being filled. */
     @Test
     void aPipeGetsNothingPastARangeStillBeingFilled() throws Exception {

@@ -103,6 +103,26 @@ public final class PromotionRig {
         }
 
         @Override
+        public long reserveDirect(int length) {
+            return -1;
+        }
+
+        @Override
+        public void writeDirect(long position, ByteBuffer src, int offset, int length) {
+            throw new AssertionError("never reserved");
+        }
+
+        @Override
+        public void writeDirect(long position, byte[] src, int offset, int length) {
+            throw new AssertionError("never reserved");
+        }
+
+        @Override
+        public void endDirect(int packets) {
+            throw new AssertionError("never reserved");
+        }
+
+        @Override
         public boolean makeRoom() {
             return false;
         }

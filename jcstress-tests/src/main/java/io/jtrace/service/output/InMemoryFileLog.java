@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 public final class InMemoryFileLog {
     private byte[] file = new byte[0];
     private int fileLength;
+    private boolean closed;
+    private boolean writtenAfterClose;
     private final FileLog log;
 
     /** A log whose ring holds {@code capacity} bytes (a power of two). */
@@ -18,6 +20,7 @@ public final class InMemoryFileLog {
             @Override
             public void write(ByteBuffer buffer, int length, long position) {
                 synchronized (InMemoryFileLog.this) {
+                    writtenAfterClose |= closed;
                     writeAt(buffer, length, position);
                 }
             }
@@ -37,7 +40,11 @@ public final class InMemoryFileLog {
             }
 
             @Override
-            public void close() {}
+            public void close() {
+                synchronized (InMemoryFileLog.this) {
+                    closed = true;
+                }
+            }
         };
         log = new FileLog(target, capacity, false);
     }
@@ -85,6 +92,36 @@ public final class InMemoryFileLog {
 
     public void commit(long reservation, int length) {
         log.commit(reservation, length, 1);
+    }
+
+    /**
+     * Writes {@code length} bytes of {@code value} past the ring, as an appender that found it full
+     * does; false if the log refused (closed).
+     */
+    public boolean tryDirect(int length, byte value) {
+        long position = log.reserveDirect(length);
+        if (position < 0) {
+            return false;
+        }
+        byte[] bytes = new byte[length];
+        java.util.Arrays.fill(bytes, value);
+        log.writeDirect(position, bytes, 0, length);
+        log.endDirect(1);
+        return true;
+    }
+
+    /** Closes the log, as the session's end does. */
+    public void close() {
+        try {
+            log.close();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether any write reached the file after it was closed. */
+    public synchronized boolean writtenAfterClose() {
+        return writtenAfterClose;
     }
 
     public long packetsWritten() {
