@@ -281,10 +281,14 @@ public final class Promotion {
             return REFUSED;
         }
         long reservation = file.tryReserve(length);
+        if (reservation == FileAppender.FULL && file.makeRoom()) {
+            // The file thread was behind: this thread wrote the ring out, in large writes.
+            reservation = file.tryReserve(length);
+        }
         long direct = reservation == FileAppender.FULL ? file.reserveDirect(length) : -1;
         if (direct >= 0) {
-            // The ring is full (its writer behind, or a range in it still being copied by a thread that
-            // lost its CPU): this chunk goes into the file past it, written here, at its own position.
+            // The ring is still full (a range in it still being copied by a thread that lost its CPU, or
+            // written out by one): this chunk goes into the file past it, written here, at its own position.
             try {
                 file.writeDirect(direct, frame, 0, frameHeader);
                 file.writeDirect(direct + frameHeader, smb, payload + body, bodyLength);

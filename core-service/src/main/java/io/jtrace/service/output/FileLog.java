@@ -23,31 +23,31 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Reserve.</b> One CAS on {@link #reservation} takes both the byte range
  *       {@code [position, position + length)} of the ring and the next <em>ticket</em>: the two advance
  *       together, so ticket order is ring order; then the range's file position is taken from
- *       {@link #filePosition}. The CAS is made only if the range fits behind {@link #written} (the ring
+ *       {@link FileWrites}. The CAS is made only if the range fits behind {@link #written} (the ring
  *       was written out up to there) and the ticket's slot is free (behind {@link #consumedTicket}),
  *       both read with acquire: the consumer's release stores of them come after it wrote out, and
  *       cleared, what the range and the slot held a lap ago.</li>
  *   <li><b>Commit.</b> The appender fills its range with plain stores, then stores its length (and its
  *       number of packets) into its ticket's slot with a release store: whoever reads the slot with
  *       acquire sees the range filled.</li>
- *   <li><b>Consume</b> (one thread at a time, under {@link #consumer}). Every committed range not
- *       written yet, in ticket order, is written into the file at its own position (its ticket's
- *       {@link #starts} entry, stored before the commit): a range still being filled leaves a hole
- *       that the pass after its commit fills, so an appender descheduled between reserve and commit
- *       delays only its own bytes. Written slots are marked ({@link #WRITTEN}, plain stores: after a
- *       commit only consumers touch a slot, one at a time). The written prefix is then handed back:
- *       its slots cleared with plain stores, then {@link #written} and {@link #consumedTicket}
- *       advanced with release stores, which publish the clears and the end of the channel's reads of
- *       the range to the next lap's appenders. A file that cannot be written at a position (a pipe)
- *       is written only up to the first range still being filled.</li>
+ *   <li><b>Write out</b> ({@link #consumeNow}: the file thread, the service, or an appender that found
+ *       the ring full). Each committed range not written yet is claimed by one thread and written at
+ *       its own file position, runs of neighbours in one write ({@link CommitSlots} has the slot's
+ *       states): a range still being filled leaves a hole that a pass after its commit fills, so an
+ *       appender descheduled between reserve and commit delays only its own bytes. The written prefix
+ *       is handed back under {@link #consumer} (held for that walk only): its slots emptied, then
+ *       {@link #written} and {@link #consumedTicket} advanced with release stores, which publish the
+ *       emptied slots and the end of the writes' reads of the ring to the next lap's appenders. A pipe,
+ *       which cannot be written at a position, is written under the lock, in order, up to the first
+ *       range still being filled.</li>
  * </ul>
- * An appender that stops between reserve and commit (descheduled) holds back its own range and, a
- * lap of the ring later, the reuse of the space behind it, never another appender's bytes: the others
- * append on until the ring is full, and then application threads write their bytes into the file past
- * the ring ({@link #reserveDirect}) or, into a pipe, give up at once ({@link #tryReserve}), while the
- * service waits ({@link #reserve}). Positions in the file are taken from {@link #filePosition} when
- * the space is reserved, by ranges of the ring and by writes past it alike. Until the hole is filled the file holds zeros there; a
- * flush ({@link #sync}) and the close wait for it.
+ * An appender descheduled between reserve and commit holds back its own range and, a lap later, the
+ * reuse of the ring behind it, never another appender's bytes: the others append on until the ring is
+ * full, then application threads write their bytes into the file past the ring ({@link #reserveDirect};
+ * into a pipe they give up at once, {@link #tryReserve}), while the service waits ({@link #reserve}).
+ * File positions are taken from {@link FileWrites} when space is reserved, by ranges of the ring and
+ * writes past it alike. Until a hole is filled the file holds zeros there; a flush ({@link #sync}) and
+ * the close wait for it.
  *
  * <p>A packet larger than the ring (possible only from the service: a reassembled fragment) goes
  * around it: appends are shut out ({@link #CLOSED}), everything before is written, then the packet is
@@ -58,14 +58,7 @@ final class FileLog implements AutoCloseable {
     static final int CAPACITY = 4 << 20;
     /** Bytes after which an appender wakes the file thread: each write moves this much or more. */
     private static final int WAKE_BYTES = 256 * 1024;
-    /** Commit slots: more than the ring can hold appends of whole chunks, so bytes run out first. */
-    private static final int SLOTS = 1 << 14;
-    /** A slot's mark once its range is in the file: a range's length is below 2^31, so the bit is free. */
-    private static final long WRITTEN = 1L << 31;
-    /** A slot's mark while one thread writes its range (see {@link #writeClaimedRanges}). */
-    private static final long CLAIMED = 1L << 30;
-    /** Lengths are at most half the ring, so below 2^30. */
-    private static final long LENGTH_MASK = CLAIMED - 1;
+    private static final int SLOTS = CommitSlots.SLOTS;
 
     /*
      * The reservation word: the position (bytes ever reserved) in its low 44 bits (16 TiB), the ticket
@@ -82,10 +75,7 @@ final class FileLog implements AutoCloseable {
     private static final VarHandle RESERVATION;
     private static final VarHandle WRITTEN_POSITION;
     private static final VarHandle CONSUMED_TICKET;
-    private static final VarHandle PACKETS_WRITTEN;
-    private static final VarHandle FILE_POSITION;
-    private static final VarHandle DIRECT_IN_FLIGHT;
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+
 
     static {
         try {
@@ -93,30 +83,16 @@ final class FileLog implements AutoCloseable {
             RESERVATION = lookup.findVarHandle(FileLog.class, "reservation", long.class);
             WRITTEN_POSITION = lookup.findVarHandle(FileLog.class, "written", long.class);
             CONSUMED_TICKET = lookup.findVarHandle(FileLog.class, "consumedTicket", long.class);
-            PACKETS_WRITTEN = lookup.findVarHandle(FileLog.class, "packetsWritten", long.class);
-            FILE_POSITION = lookup.findVarHandle(FileLog.class, "filePosition", long.class);
-            DIRECT_IN_FLIGHT = lookup.findVarHandle(FileLog.class, "directInFlight", int.class);
+
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    private final FileTarget channel;
+    private final FileWrites file;
     private final ByteBuffer ring;
     private final int capacity;
-    private final long[] slots = new long[SLOTS];
-    /**
-     * Each ticket's position in the file and in the ring (not wrapped): stored by its appender when it
-     * reserved, published by its commit's release store.
-     */
-    private final long[] starts = new long[SLOTS];
-    private final long[] ringStarts = new long[SLOTS];
-    /** Bytes reserved in the file: by ranges of the ring and by writes past it ({@link #reserveDirect}). */
-    @SuppressWarnings("unused")
-    private volatile long filePosition;
-    /** Writes past the ring under way: {@link #close} waits for them before it closes the file. */
-    @SuppressWarnings("unused")
-    private volatile int directInFlight;
+    private final CommitSlots slots = new CommitSlots();
     /** Whether the file can be written at any position: then ranges go out past a hole. */
     private final boolean positional;
     /** See the class comment: CAS by appenders, cleared of {@link #CLOSED} only by the shutting thread. */
@@ -130,10 +106,6 @@ final class FileLog implements AutoCloseable {
     private long consumedTicket;
     /** One consumer at a time, whichever thread it is; also orders the writes into the channel. */
     private final ReentrantLock consumer = new ReentrantLock();
-    /** Packets written into the file: added to atomically by whoever writes them. */
-    private volatile long packetsWritten;
-    /** The first failed write; afterwards bytes are consumed without being written. Set under the lock. */
-    private volatile IOException failure;
     /** Set once, by {@link #close}: the file thread ends. */
     private volatile boolean closed;
     private final Thread fileThread;
@@ -147,8 +119,8 @@ final class FileLog implements AutoCloseable {
         if (Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("capacity must be a power of two: " + capacity);
         }
-        this.channel = channel;
-        this.positional = channel.positional();
+        this.file = new FileWrites(channel);
+        this.positional = file.positional();
         this.capacity = capacity;
         this.ring = TraceFileChannel.newBuffer(capacity);
         if (withThread) {
@@ -162,11 +134,11 @@ final class FileLog implements AutoCloseable {
 
     /** Bytes reserved so far: what the file will hold once everything appended is written. */
     long position() {
-        return filePosition;
+        return file.position();
     }
 
     long packetsWritten() {
-        return packetsWritten;
+        return file.packetsWritten();
     }
 
     /** Bytes one append may take: more goes around the ring ({@link #appendPastTheRing}). */
@@ -182,7 +154,7 @@ final class FileLog implements AutoCloseable {
     long tryReserve(int length) {
         while (true) {
             long word = (long) RESERVATION.getVolatile(this);
-            if (word < 0 || failure != null) {
+            if (word < 0 || file.failed()) {
                 return SHUT;
             }
             long position = word & POSITION_MASK;
@@ -196,9 +168,7 @@ final class FileLog implements AutoCloseable {
                 // The slot is this appender's until its commit: its file position is taken after the ring's
                 // space (a thread descheduled in between only reorders ranges of different appenders;
                 // one appender's ranges still follow each other in the file).
-                int index = (int) (ticket & SLOTS - 1);
-                ringStarts[index] = position;
-                starts[index] = (long) FILE_POSITION.getAndAdd(this, (long) length);
+                slots.reserved(ticket, position, file.take(length));
                 return word;
             }
         }
@@ -244,60 +214,25 @@ final class FileLog implements AutoCloseable {
         }
     }
 
-    /** One byte at {@code at} bytes into the reservation. */
-    void put(long reservation, int at, byte value) {
-        ring.put(indexOf(reservation, at), value);
-    }
-
     private int indexOf(long reservation, int at) {
         return (int) ((reservation & POSITION_MASK) + at & capacity - 1);
     }
 
-    /**
-     * For an appender that found the ring full ({@link #FULL}) of a file written at positions: reserves
-     * {@code length} bytes in the file outside the ring, to write there itself ({@link #writeDirect})
-     * and then end ({@link #endDirect}). Returns the position, or -1 when the file is a pipe, closed or
-     * failed. A thread descheduled in its write holds back nothing but its own bytes.
-     */
+    /** See {@link FileWrites#reserveDirect}: for an appender that found the ring full ({@link #FULL}). */
     long reserveDirect(int length) {
-        if (!positional) {
-            return -1;
-        }
-        // Counted in before closed is read (both volatile): see close.
-        DIRECT_IN_FLIGHT.getAndAdd(this, 1);
-        if (closed || failure != null) {
-            DIRECT_IN_FLIGHT.getAndAdd(this, -1);
-            return -1;
-        }
-        return (long) FILE_POSITION.getAndAdd(this, (long) length);
+        return file.reserveDirect(length);
     }
 
-    /** Writes {@code src[offset, offset + length)} (absolute indexes) at file position {@code position}. */
     void writeDirect(long position, ByteBuffer src, int offset, int length) {
-        writeDirectly(src.slice(offset, length), length, position);
+        file.writeDirect(position, src, offset, length);
     }
 
     void writeDirect(long position, byte[] src, int offset, int length) {
-        writeDirectly(ByteBuffer.wrap(src, offset, length).slice(), length, position);
+        file.writeDirect(position, src, offset, length);
     }
 
-    private void writeDirectly(ByteBuffer bytes, int length, long position) {
-        if (failure != null) {
-            return;
-        }
-        try {
-            channel.write(bytes, length, position);
-        } catch (IOException e) {
-            failure = e;
-        } catch (Throwable t) {
-            failure = new IOException(t);
-        }
-    }
-
-    /** A write past the ring ({@link #reserveDirect}) is done: its {@code packets} are in the file. */
     void endDirect(int packets) {
-        PACKETS_WRITTEN.getAndAdd(this, (long) packets);
-        DIRECT_IN_FLIGHT.getAndAdd(this, -1);
+        file.endDirect(packets);
     }
 
     /**
@@ -305,9 +240,8 @@ final class FileLog implements AutoCloseable {
      * of its slot (see the class comment). Wakes the file thread each {@link #WAKE_BYTES}.
      */
     void commit(long reservation, int length, int packets) {
-        int index = (int) (reservation >>> POSITION_BITS & SLOTS - 1);
         long position = reservation & POSITION_MASK;
-        SLOT.setRelease(slots, index, (long) length | (long) packets << 32);
+        slots.commit(reservation >>> POSITION_BITS, length, packets);
         if (fileThread != null && position / WAKE_BYTES != (position + length) / WAKE_BYTES) {
             LockSupport.unpark(fileThread);
         }
@@ -362,19 +296,15 @@ final class FileLog implements AutoCloseable {
             for (ByteBuffer part : parts) {
                 total += part.remaining();
             }
-            long position = (long) FILE_POSITION.getAndAdd(this, (long) total);
+            long position = file.take(total);
             consumer.lock();
             try {
                 for (ByteBuffer part : parts) {
                     int length = part.remaining();
-                    if (failure == null) {
-                        channel.write(part, length, position);
-                    }
+                    file.write(part, length, position);
                     position += length;
                 }
-                PACKETS_WRITTEN.getAndAdd(this, (long) packets);
-            } catch (IOException e) {
-                failure = e;
+                file.addPackets(packets);
             } finally {
                 consumer.unlock();
                 RESERVATION.setVolatile(this, word);
@@ -402,18 +332,9 @@ final class FileLog implements AutoCloseable {
         try {
             consumeUpTo(ticketsReserved());
         } finally {
-            // Volatile store of closed, then volatile loads of the count: a write past the ring that
-            // counted itself in before this saw it is waited for, any later one sees closed and gives up.
-            for (int attempt = 0; directInFlight > 0; attempt++) {
-                backOff(attempt);
-            }
             consumer.lock();
             try {
-                channel.close();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                }
+                file.close();
             } finally {
                 consumer.unlock();
             }
@@ -425,10 +346,7 @@ final class FileLog implements AutoCloseable {
     }
 
     void throwIfFailed() throws IOException {
-        IOException e = failure;
-        if (e != null) {
-            throw new IOException("writing the trace file failed: " + e.getMessage(), e);
-        }
+        file.throwIfFailed();
     }
 
     /**
@@ -470,12 +388,12 @@ final class FileLog implements AutoCloseable {
     }
 
     /**
-     * A regular file: claims each committed range not claimed yet (CAS of its slot to
-     * {@link #CLAIMED}), writes each run of claimed ranges that are next to each other in the file with
-     * one write at their position, then marks them {@link #WRITTEN} with release stores, which publish
-     * the end of the channel's reads of their bytes to whoever hands the prefix back. A slot is claimed
-     * by what it holds, not by ticket: one of a later lap (this scan's tickets read before another
-     * thread handed them back) is written at its own position all the same.
+     * A regular file: claims each committed range not claimed yet ({@link CommitSlots#tryClaim}),
+     * writes each run of claimed ranges that are next to each other in the file with one write at their
+     * position, then marks them written. A slot is claimed by what it holds, not by ticket: one of a
+     * later lap (this scan's tickets handed back by another thread meanwhile) is written at its own
+     * position all the same, and never continues a run: every range of the lap before it took its file
+     * position before that lap could end, so its position is not next to the previous slot's range.
      */
     private boolean writeClaimedRanges() {
         long ticket = (long) CONSUMED_TICKET.getAcquire(this);
@@ -483,53 +401,42 @@ final class FileLog implements AutoCloseable {
         long runFirst = ticket;
         long runStart = 0;
         long runEnd = -1;
-        long runRingStart = 0;
-        long packets = 0;
         boolean wrote = false;
         for (; ticket < end; ticket++) {
-            int index = (int) (ticket & SLOTS - 1);
-            // Acquire, and the CAS below: the appender's release store of the slot published its range's
-            // bytes and its start.
-            long slot = (long) SLOT.getAcquire(slots, index);
-            if (slot == 0 || (slot & (CLAIMED | WRITTEN)) != 0 || !SLOT.compareAndSet(slots, index, slot, slot | CLAIMED)) {
-                packets += writeRun(runFirst, ticket, runRingStart, runStart, runEnd);
+            long slot = slots.tryClaim(ticket);
+            if (slot == 0) {
+                writeRun(runFirst, ticket, runStart, runEnd);
                 runEnd = -1;
                 continue;
             }
             // Consecutive tickets are next to each other in the ring; in the file they may not be.
-            long start = starts[index];
+            long start = slots.filePosition(ticket);
             if (start != runEnd) {
-                packets += writeRun(runFirst, ticket, runRingStart, runStart, runEnd);
+                writeRun(runFirst, ticket, runStart, runEnd);
                 runFirst = ticket;
                 runStart = start;
-                runRingStart = ringStarts[index];
             }
-            runEnd = start + (slot & LENGTH_MASK);
+            runEnd = start + CommitSlots.length(slot);
             wrote = true;
         }
-        packets += writeRun(runFirst, ticket, runRingStart, runStart, runEnd);
-        PACKETS_WRITTEN.getAndAdd(this, packets);
+        writeRun(runFirst, ticket, runStart, runEnd);
         return wrote;
     }
 
     /**
-     * Writes the claimed run of tickets {@code [first, end)}, from ring position {@code ringStart} to
-     * file positions {@code [start, stop)}, and marks its slots written; returns its packets. Nothing
-     * when {@code stop} is -1 (no run).
+     * Writes the claimed run of tickets {@code [first, end)}, file positions {@code [start, stop)}, and
+     * marks its slots written. Nothing when {@code stop} is -1 (no run).
      */
-    private long writeRun(long first, long end, long ringStart, long start, long stop) {
+    private void writeRun(long first, long end, long start, long stop) {
         if (stop < 0) {
-            return 0;
+            return;
         }
-        writeRange(ringStart, (int) (stop - start), start);
+        writeRange(slots.ringPosition(first), (int) (stop - start), start);
         long packets = 0;
         for (long ticket = first; ticket < end; ticket++) {
-            int index = (int) (ticket & SLOTS - 1);
-            long slot = slots[index];
-            packets += slot >>> 32;
-            SLOT.setRelease(slots, index, slot & ~CLAIMED | WRITTEN);
+            packets += slots.markWritten(ticket);
         }
-        return packets;
+        file.addPackets(packets);
     }
 
     /**
@@ -545,23 +452,10 @@ final class FileLog implements AutoCloseable {
             long end = ticketsReserved();
             long ticket = first;
             long position = written;
-            while (ticket < end) {
-                int index = (int) (ticket & SLOTS - 1);
-                // Acquire: pairs with the writer's release store of WRITTEN, after its write.
-                long slot = (long) SLOT.getAcquire(slots, index);
-                if ((slot & WRITTEN) == 0) {
-                    break;
-                }
-                slots[index] = 0;
-                position += slot & LENGTH_MASK;
-                ticket++;
+            for (long length; ticket < end && (length = slots.takeWritten(ticket)) >= 0; ticket++) {
+                position += length;
             }
-            if (ticket == first) {
-                return false;
-            }
-            WRITTEN_POSITION.setRelease(this, position);
-            CONSUMED_TICKET.setRelease(this, ticket);
-            return true;
+            return handBack(first, ticket, position);
         } finally {
             consumer.unlock();
         }
@@ -578,47 +472,41 @@ final class FileLog implements AutoCloseable {
         long start = written;
         long position = start;
         long packets = 0;
-        while (ticket < end) {
-            int index = (int) (ticket & SLOTS - 1);
-            long slot = (long) SLOT.getAcquire(slots, index);
-            if (slot == 0) {
-                break;
-            }
-            slots[index] = 0;
-            position += slot & LENGTH_MASK;
-            packets += slot >>> 32;
-            ticket++;
+        for (long slot; ticket < end && (slot = slots.takeCommitted(ticket)) != 0; ticket++) {
+            position += CommitSlots.length(slot);
+            packets += CommitSlots.packets(slot);
         }
+        if (ticket != first) {
+            // A pipe is written in order: the position (read after the slot's acquire) only names the place.
+            writeRange(start, (int) (position - start), slots.filePosition(first));
+            file.addPackets(packets);
+        }
+        return handBack(first, ticket, position);
+    }
+
+    /**
+     * Tickets {@code [first, ticket)} are written and their slots empty: release stores of the ring's
+     * written position and the consumed count, for appenders reusing the space and the slots.
+     */
+    private boolean handBack(long first, long ticket, long ringPosition) {
         if (ticket == first) {
             return false;
         }
-        // A pipe is written in order: the position (read after the slot's acquire) only names the place.
-        writeRange(start, (int) (position - start), starts[(int) (first & SLOTS - 1)]);
-        PACKETS_WRITTEN.getAndAdd(this, packets);
-        WRITTEN_POSITION.setRelease(this, position);
+        WRITTEN_POSITION.setRelease(this, ringPosition);
         CONSUMED_TICKET.setRelease(this, ticket);
         return true;
     }
 
     /**
      * Writes {@code length} bytes of the ring from ring position {@code ringStart} to file position
-     * {@code filePosition}, unless the file failed.
+     * {@code filePosition} (nothing once the file failed).
      */
     private void writeRange(long ringStart, int length, long filePosition) {
-        if (failure != null) {
-            return;
-        }
-        try {
-            int from = (int) (ringStart & capacity - 1);
-            int first = Math.min(length, capacity - from);
-            channel.write(ring.slice(from, first), first, filePosition);
-            if (first < length) {
-                channel.write(ring.slice(0, length - first), length - first, filePosition + first);
-            }
-        } catch (IOException e) {
-            failure = e;
-        } catch (Throwable t) {
-            failure = new IOException(t);
+        int from = (int) (ringStart & capacity - 1);
+        int first = Math.min(length, capacity - from);
+        file.write(ring.slice(from, first), first, filePosition);
+        if (first < length) {
+            file.write(ring.slice(0, length - first), length - first, filePosition + first);
         }
     }
 
