@@ -43,7 +43,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  * An appender descheduled between reserve and commit holds back its own range and, a lap later, the
  * reuse of the ring behind it, never another appender's bytes: the others append on until the ring is
- * full, then application threads write their bytes into the file past the ring ({@link #reserveDirect};
+ * full, then application threads write their bytes into the file past the ring ({@link FileWrites#reserveDirect};
  * into a pipe they give up at once, {@link #tryReserve}), while the service waits ({@link #reserve}).
  * File positions are taken from {@link FileWrites} when space is reserved, by ranges of the ring and
  * writes past it alike. Until a hole is filled the file holds zeros there; a flush ({@link #sync}) and
@@ -76,14 +76,12 @@ final class FileLog implements AutoCloseable {
     private static final VarHandle WRITTEN_POSITION;
     private static final VarHandle CONSUMED_TICKET;
 
-
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             RESERVATION = lookup.findVarHandle(FileLog.class, "reservation", long.class);
             WRITTEN_POSITION = lookup.findVarHandle(FileLog.class, "written", long.class);
             CONSUMED_TICKET = lookup.findVarHandle(FileLog.class, "consumedTicket", long.class);
-
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -98,7 +96,7 @@ final class FileLog implements AutoCloseable {
     /** See the class comment: CAS by appenders, cleared of {@link #CLOSED} only by the shutting thread. */
     @SuppressWarnings("unused")
     private long reservation;
-    /** Position up to which the file has everything. Release store by the consumer, acquire by appenders. */
+    /** Ring position up to which the ring is written out. Release store by the consumer, acquire by appenders. */
     @SuppressWarnings("unused")
     private long written;
     /** Tickets consumed (not wrapped). Release store by the consumer, acquire by appenders. */
@@ -139,6 +137,11 @@ final class FileLog implements AutoCloseable {
 
     long packetsWritten() {
         return file.packetsWritten();
+    }
+
+    /** The file under the ring: where an appender that found the ring full writes past it. */
+    FileWrites file() {
+        return file;
     }
 
     /** Bytes one append may take: more goes around the ring ({@link #appendPastTheRing}). */
@@ -216,23 +219,6 @@ final class FileLog implements AutoCloseable {
 
     private int indexOf(long reservation, int at) {
         return (int) ((reservation & POSITION_MASK) + at & capacity - 1);
-    }
-
-    /** See {@link FileWrites#reserveDirect}: for an appender that found the ring full ({@link #FULL}). */
-    long reserveDirect(int length) {
-        return file.reserveDirect(length);
-    }
-
-    void writeDirect(long position, ByteBuffer src, int offset, int length) {
-        file.writeDirect(position, src, offset, length);
-    }
-
-    void writeDirect(long position, byte[] src, int offset, int length) {
-        file.writeDirect(position, src, offset, length);
-    }
-
-    void endDirect(int packets) {
-        file.endDirect(packets);
     }
 
     /**

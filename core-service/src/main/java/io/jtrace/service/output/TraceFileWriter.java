@@ -133,22 +133,22 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
 
     @Override
     public long reserveDirect(int length) {
-        return log.reserveDirect(length);
+        return log.file().reserveDirect(length);
     }
 
     @Override
     public void writeDirect(long position, ByteBuffer src, int offset, int length) {
-        log.writeDirect(position, src, offset, length);
+        log.file().writeDirect(position, src, offset, length);
     }
 
     @Override
     public void writeDirect(long position, byte[] src, int offset, int length) {
-        log.writeDirect(position, src, offset, length);
+        log.file().writeDirect(position, src, offset, length);
     }
 
     @Override
     public void endDirect(int packets) {
-        log.endDirect(packets);
+        log.file().endDirect(packets);
     }
 
     @Override

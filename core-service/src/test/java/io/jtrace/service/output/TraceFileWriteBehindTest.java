@@ -300,11 +300,11 @@ class TraceFileWriteBehindTest {
             log.put(reservation, 0, ringBytes, 0, 600);
             log.commit(reservation, 600, 1);
             assertEquals(FileLog.FULL, log.tryReserve(600), "precondition: the ring is full");
-            long position = log.reserveDirect(600);
+            long position = log.file().reserveDirect(600);
             assertEquals(600, position, "after the ring's range");
-            log.writeDirect(position, directBytes, 0, 100);
-            log.writeDirect(position + 100, ByteBuffer.wrap(directBytes), 100, 500);
-            log.endDirect(1);
+            log.file().writeDirect(position, directBytes, 0, 100);
+            log.file().writeDirect(position + 100, ByteBuffer.wrap(directBytes), 100, 500);
+            log.file().endDirect(1);
             assertEquals(1200, log.position());
             log.sync();
             assertEquals(2, log.packetsWritten());
@@ -326,7 +326,7 @@ class TraceFileWriteBehindTest {
         });
         reader.start();
         try (FileLog log = new FileLog(TraceFileChannel.open(fifo), 1024, false)) {
-            assertEquals(-1, log.reserveDirect(10), "a pipe is written in order only");
+            assertEquals(-1, log.file().reserveDirect(10), "a pipe is written in order only");
         }
         reader.join(TimeUnit.SECONDS.toMillis(30));
     }
@@ -336,7 +336,7 @@ class TraceFileWriteBehindTest {
     void closeWaitsForAWritePastTheRingUnderWay() throws Exception {
         Path file = dir.resolve("direct-close.bin");
         FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false);
-        long position = log.reserveDirect(10);
+        long position = log.file().reserveDirect(10);
         CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
             try {
                 log.close();
@@ -346,11 +346,11 @@ class TraceFileWriteBehindTest {
         });
         Thread.sleep(200);
         assertFalse(closing.isDone(), "close waits while a write past the ring is under way");
-        log.writeDirect(position, filled(10, (byte) 5), 0, 10);
-        log.endDirect(1);
+        log.file().writeDirect(position, filled(10, (byte) 5), 0, 10);
+        log.file().endDirect(1);
         closing.get(60, TimeUnit.SECONDS);
         assertArrayEquals(filled(10, (byte) 5), Files.readAllBytes(file));
-        assertEquals(-1, log.reserveDirect(10), "closed: no more");
+        assertEquals(-1, log.file().reserveDirect(10), "closed: no more");
     }
 
     /** A pipe cannot be written at a position: nothing goes out past a range still being filled. */

@@ -99,14 +99,14 @@ public final class InMemoryFileLog {
      * does; false if the log refused (closed).
      */
     public boolean tryDirect(int length, byte value) {
-        long position = log.reserveDirect(length);
+        long position = log.file().reserveDirect(length);
         if (position < 0) {
             return false;
         }
         byte[] bytes = new byte[length];
         java.util.Arrays.fill(bytes, value);
-        log.writeDirect(position, bytes, 0, length);
-        log.endDirect(1);
+        log.file().writeDirect(position, bytes, 0, length);
+        log.file().endDirect(1);
         return true;
     }
 
