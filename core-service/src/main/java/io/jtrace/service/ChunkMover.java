@@ -270,9 +270,9 @@ final class ChunkMover {
     }
 
     /**
-     * The session's file takes no more (max_file_size_bytes reached, or a write failed) and the ring has
-     * no room that nothing unread occupies: the chunk is discarded rather than overwrite what the
-     * session's last read will still put into the file.
+     * The session's file takes no more (max_file_size_bytes reached, a write failed, or the session is
+     * stopping) and the ring has no room that nothing unread occupies: the chunk is discarded rather
+     * than overwrite what the session's last read will still put into the file.
      */
     private boolean fileAtItsLimit(TracingSession owner, TraceBuffer buffer, int chunkBytes) {
         return owner.file != null && files.get().writableFile(owner) == null && buffer.wouldOverwriteUnread(chunkBytes);

@@ -93,7 +93,7 @@ public class FileLogTest {
     }
 
     /**
-     * A range is reserved and filled but not committed (its appender descheduled); its appender commits
+     * A range is reserved but not filled (its appender descheduled); its appender fills and commits it
      * while a consumer writes out what is committed. The consumer writes past the hole or, having seen
      * the commit (the acquire load of the slot), writes the range too, at its own position: never before
      * its bytes and position are in place, and never a range twice or at another's place.
@@ -110,13 +110,13 @@ public class FileLogTest {
         private final long open;
 
         public CommitAgainstAConsumerPastTheHole() {
-            open = log.reserveAndFill(8, (byte) 1);
+            open = log.reserve(8);
             log.tryAppend(8, (byte) 2);
         }
 
         @Actor
         public void appender() {
-            log.commit(open, 8);
+            log.fillAndCommit(open, 8, (byte) 1);
         }
 
         @Actor

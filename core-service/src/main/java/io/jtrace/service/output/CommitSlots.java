@@ -78,7 +78,8 @@ final class CommitSlots {
         if ((slot & WRITTEN) == 0) {
             return -1;
         }
-        slots[index] = 0;
+        // Opaque: a claimer may read the slot meanwhile; the release store of the consumed count publishes it.
+        SLOT.setOpaque(slots, index, 0L);
         return length(slot);
     }
 
@@ -87,7 +88,7 @@ final class CommitSlots {
         int index = index(ticket);
         long slot = (long) SLOT.getAcquire(slots, index);
         if (slot != 0) {
-            slots[index] = 0;
+            SLOT.setOpaque(slots, index, 0L);
         }
         return slot;
     }

@@ -12,8 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The bytes on their way into a trace file: a ring of direct memory that any number of threads append
- * to at once, without a lock, each append at the file position it took when it reserved its space, so
- * the file holds them in the order they were reserved. Application threads append their own chunks
+ * to at once, without a lock, each append at the file position it took when it reserved its space (so
+ * one thread's appends are in the file in its order). Application threads append their own chunks
  * here (see the service's promotion of chunks), the service thread appends what it reads out of its
  * buffers; the file thread, or any appender when the ring is full or a flush wants everything out,
  * writes it.
@@ -44,7 +44,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * An appender descheduled between reserve and commit holds back its own range and, a lap later, the
  * reuse of the ring behind it, never another appender's bytes: the others append on until the ring is
  * full, then application threads write their bytes into the file past the ring ({@link FileWrites#reserveDirect};
- * into a pipe they give up at once, {@link #tryReserve}), while the service waits ({@link #reserve}).
+ * a pipe, which cannot take that, keeps them waiting a little, then they give up), while the service
+ * waits ({@link #reserve}).
  * File positions are taken from {@link FileWrites} when space is reserved, by ranges of the ring and
  * writes past it alike. Until a hole is filled the file holds zeros there; a flush ({@link #sync}) and
  * the close wait for it.
@@ -102,7 +103,7 @@ final class FileLog implements AutoCloseable {
     /** Tickets consumed (not wrapped). Release store by the consumer, acquire by appenders. */
     @SuppressWarnings("unused")
     private long consumedTicket;
-    /** One consumer at a time, whichever thread it is; also orders the writes into the channel. */
+    /** Held to hand the written prefix back, and (a pipe) across a write, which it keeps in order. */
     private final ReentrantLock consumer = new ReentrantLock();
     /** Set once, by {@link #close}: the file thread ends. */
     private volatile boolean closed;
@@ -158,7 +159,8 @@ final class FileLog implements AutoCloseable {
         while (true) {
             long word = (long) RESERVATION.getVolatile(this);
             if (word < 0 || file.failed()) {
-                return SHUT;
+                // Shut for a packet larger than the ring only for a while: full, not shut, for now.
+                return closed || file.failed() ? SHUT : FULL;
             }
             long position = word & POSITION_MASK;
             long ticket = word >>> POSITION_BITS;
@@ -239,6 +241,7 @@ final class FileLog implements AutoCloseable {
      */
     void sync() throws IOException {
         consumeUpTo(ticketsReserved());
+        file.drainDirect();
         throwIfFailed();
     }
 
@@ -349,7 +352,7 @@ final class FileLog implements AutoCloseable {
     }
 
     /** Wakes the file thread to write the ring out. */
-    void wakeFileThread() {
+    private void wakeFileThread() {
         if (fileThread != null) {
             LockSupport.unpark(fileThread);
         }
@@ -378,8 +381,9 @@ final class FileLog implements AutoCloseable {
      * writes each run of claimed ranges that are next to each other in the file with one write at their
      * position, then marks them written. A slot is claimed by what it holds, not by ticket: one of a
      * later lap (this scan's tickets handed back by another thread meanwhile) is written at its own
-     * position all the same, and never continues a run: every range of the lap before it took its file
-     * position before that lap could end, so its position is not next to the previous slot's range.
+     * positions all the same. So a run goes on only while its ranges are next to each other both in
+     * the file and in the ring: a later lap's range can take the file position next to an earlier
+     * lap's neighbour (whose appender took its file position late), never its ring position.
      */
     private boolean writeClaimedRanges() {
         long ticket = (long) CONSUMED_TICKET.getAcquire(this);
@@ -387,6 +391,7 @@ final class FileLog implements AutoCloseable {
         long runFirst = ticket;
         long runStart = 0;
         long runEnd = -1;
+        long runRingEnd = -1;
         boolean wrote = false;
         for (; ticket < end; ticket++) {
             long slot = slots.tryClaim(ticket);
@@ -395,14 +400,15 @@ final class FileLog implements AutoCloseable {
                 runEnd = -1;
                 continue;
             }
-            // Consecutive tickets are next to each other in the ring; in the file they may not be.
             long start = slots.filePosition(ticket);
-            if (start != runEnd) {
+            long ringStart = slots.ringPosition(ticket);
+            if (start != runEnd || ringStart != runRingEnd) {
                 writeRun(runFirst, ticket, runStart, runEnd);
                 runFirst = ticket;
                 runStart = start;
             }
             runEnd = start + CommitSlots.length(slot);
+            runRingEnd = ringStart + CommitSlots.length(slot);
             wrote = true;
         }
         writeRun(runFirst, ticket, runStart, runEnd);
@@ -411,18 +417,26 @@ final class FileLog implements AutoCloseable {
 
     /**
      * Writes the claimed run of tickets {@code [first, end)}, file positions {@code [start, stop)}, and
-     * marks its slots written. Nothing when {@code stop} is -1 (no run).
+     * marks its slots written, whatever the write threw (an application thread may be deep in its
+     * stack): a slot left claimed would have every flush and the close wait for it forever. Nothing
+     * when {@code stop} is -1 (no run).
      */
     private void writeRun(long first, long end, long start, long stop) {
         if (stop < 0) {
             return;
         }
-        writeRange(slots.ringPosition(first), (int) (stop - start), start);
-        long packets = 0;
-        for (long ticket = first; ticket < end; ticket++) {
-            packets += slots.markWritten(ticket);
+        try {
+            writeRange(slots.ringPosition(first), (int) (stop - start), start);
+        } catch (Throwable t) {
+            file.fail(t);
+            throw t;
+        } finally {
+            long packets = 0;
+            for (long ticket = first; ticket < end; ticket++) {
+                packets += slots.markWritten(ticket);
+            }
+            file.addPackets(packets);
         }
-        file.addPackets(packets);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 interface FileTarget extends AutoCloseable {
     /**
      * Writes {@code buffer}'s [0, {@code length}) at file position {@code position}. A target that is not
-     * {@link #positional} is only ever given the position right after what it was given before.
+     * {@link #positional} is written in order, by one thread at a time: the position only names the place.
      */
     void write(ByteBuffer buffer, int length, long position) throws IOException;
 

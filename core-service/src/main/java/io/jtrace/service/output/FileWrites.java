@@ -42,6 +42,8 @@ final class FileWrites {
     /** The first failed write; afterwards writes are skipped. */
     private volatile IOException failure;
     private volatile boolean closed;
+    /** Set while a flush waits for the writes past the ring under way: new ones are refused meanwhile. */
+    private volatile boolean draining;
 
     FileWrites(FileTarget target) {
         this.target = target;
@@ -82,10 +84,15 @@ final class FileWrites {
         }
         try {
             target.write(bytes, length, position);
-        } catch (IOException e) {
-            failure = e;
         } catch (Throwable t) {
-            failure = new IOException(t);
+            fail(t);
+        }
+    }
+
+    /** Keeps {@code t} as the failure, if there was none: the file takes no more writes. */
+    void fail(Throwable t) {
+        if (failure == null) {
+            failure = t instanceof IOException e ? e : new IOException(t);
         }
     }
 
@@ -99,9 +106,10 @@ final class FileWrites {
         if (!positional) {
             return -1;
         }
-        // Counted in (a volatile add) before closed is read (volatile): see close.
+        // Counted in (a volatile add) before closed and draining are read (volatile): see close and
+        // drainDirect.
         DIRECT_IN_FLIGHT.getAndAdd(this, 1);
-        if (closed || failure != null) {
+        if (closed || draining || failure != null) {
             DIRECT_IN_FLIGHT.getAndAdd(this, -1);
             return -1;
         }
@@ -124,13 +132,18 @@ final class FileWrites {
     }
 
     /**
-     * Once the ring is written out: refuses writes past it from now on, waits for those under way, and
-     * closes the file (a failure to close is kept as the failure, if there was none).
+     * A flush: waits for the writes past the ring under way, refusing new ones meanwhile (their
+     * appenders wait for room in the ring instead), so the file has no gap below what was reserved.
+     * The service's thread only, as {@link #close}.
      */
-    void close() {
-        // Volatile store of closed, then volatile loads of the count: a write past the ring that counted
-        // itself in before it read closed is waited for; any later one sees closed and gives up.
-        closed = true;
+    void drainDirect() {
+        // As in close: the volatile store of draining, then volatile loads of the count.
+        draining = true;
+        awaitDirectWrites();
+        draining = false;
+    }
+
+    private void awaitDirectWrites() {
         for (int attempt = 0; directInFlight > 0; attempt++) {
             if (attempt < 64) {
                 Thread.onSpinWait();
@@ -138,12 +151,21 @@ final class FileWrites {
                 LockSupport.parkNanos(50_000);
             }
         }
+    }
+
+    /**
+     * Once the ring is written out: refuses writes past it from now on, waits for those under way, and
+     * closes the file (a failure to close is kept as the failure, if there was none).
+     */
+    void close() {
+        // Volatile store of closed, then volatile loads of the count: a write past the ring that counted
+        // itself in before it read closed is waited for; any later one sees closed and gives up.
+        closed = true;
+        awaitDirectWrites();
         try {
             target.close();
         } catch (IOException e) {
-            if (failure == null) {
-                failure = e;
-            }
+            fail(e);
         }
     }
 

@@ -9,11 +9,12 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * The file under a {@link TraceFileWriter}: created or emptied at open, then written through the page
- * cache by its {@link FileLog}, one write at a time: a regular file at each range's own position (the
- * log writes ranges out past one still being filled), anything else (a pipe) in order.
+ * cache by its {@link FileLog}: a regular file by any number of threads at once, each range at its own
+ * position; anything else (a pipe) by one thread at a time, in order.
  *
  * <p>Why not direct I/O (O_DIRECT), as earlier versions did: a direct write waits for the device, and
  * a thread that waits has to be scheduled again. Under four flooding threads on two cores each 256 KiB
@@ -30,9 +31,12 @@ final class TraceFileChannel implements FileTarget {
     /** Replaced (under this object's lock) when an interrupted writer closed it; volatile for writers. */
     private volatile FileChannel channel;
     private boolean closed;
+    /** What the path named at open (inode and device): a reopen must find the same file there. */
+    private final Object fileKey;
 
-    private TraceFileChannel(Path file, FileChannel channel, boolean positional) {
+    private TraceFileChannel(Path file, FileChannel channel, boolean positional, Object fileKey) {
         this.file = file;
+        this.fileKey = fileKey;
         this.channel = channel;
         this.positional = positional;
     }
@@ -42,7 +46,7 @@ final class TraceFileChannel implements FileTarget {
         FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING);
         // Read after the open: the path names what was opened (a file created by the open is regular).
-        return new TraceFileChannel(file, channel, Files.isRegularFile(file));
+        return new TraceFileChannel(file, channel, Files.isRegularFile(file), fileKeyOf(file));
     }
 
     /** A buffer for the writer to fill: direct memory, which the channel writes without copying it first. */
@@ -89,14 +93,27 @@ final class TraceFileChannel implements FileTarget {
         }
     }
 
-    /** Opens the file again if {@code closedChannel} is still the one in use, unless it was closed for good. */
+    /**
+     * Opens the file again if {@code closedChannel} is still the one in use, unless it was closed for
+     * good; fails if the path no longer names the file opened at first (moved, deleted or replaced:
+     * this session's writes must not go into another file).
+     */
     private synchronized void reopenAfter(FileChannel closedChannel) throws IOException {
         if (closed) {
             throw new ClosedChannelException();
         }
         if (channel == closedChannel) {
-            channel = FileChannel.open(file, StandardOpenOption.WRITE);
+            FileChannel reopened = FileChannel.open(file, StandardOpenOption.WRITE);
+            if (fileKey == null || !fileKey.equals(fileKeyOf(file))) {
+                reopened.close();
+                throw new IOException(file + " is no longer the trace file this session opened");
+            }
+            channel = reopened;
         }
+    }
+
+    private static Object fileKeyOf(Path file) throws IOException {
+        return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     }
 
     @Override

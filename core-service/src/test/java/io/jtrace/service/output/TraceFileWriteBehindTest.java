@@ -145,12 +145,12 @@ class TraceFileWriteBehindTest {
     }
 
     /**
-     * Appenders that find the ring full give up at once, without waiting and without writing: an
-     * application thread never does the file's work. The file gets the ranges in the order they were
-     * reserved, whatever the order of their commits, and the room comes back once they are written.
+     * Appenders that find the ring full are told so at once (what they do then is theirs: write the ring
+     * out, or write past it). The file gets the ranges in the order they were reserved, whatever the
+     * order of their commits, and the room comes back once they are written.
      */
     @Test
-    void anAppenderThatFindsTheRingFullGivesUpAtOnceAndTheFileKeepsTheOrderOfReservation() throws IOException {
+    void anAppenderThatFindsTheRingFullIsToldAtOnceAndTheFileKeepsTheOrderOfReservation() throws IOException {
         Path file = dir.resolve("full.bin");
         byte[] ones = new byte[512];
         byte[] twos = new byte[512];
@@ -215,7 +215,8 @@ class TraceFileWriteBehindTest {
     /**
      * Application threads write the file themselves when the ring is full, and may be interrupted while
      * they do: an interrupt closes a channel, so the file is opened again and the write repeated. Every
-     * range reaches the file whole, and each thread's interrupt status is what the interrupts left it.
+     * range reaches the file whole, and each thread's interrupt status is what the interrupts left it:
+     * the interrupts stop half-way, and the threads' later writes must not have swallowed the last one.
      */
     @Test
     void appendersInterruptedWhileTheyWriteTheFileLoseNothingAndKeepTheirInterrupt() throws Exception {
@@ -224,6 +225,7 @@ class TraceFileWriteBehindTest {
         int appends = 2000;
         int length = 100;
         boolean[] interruptedAtEnd = new boolean[threads];
+        java.util.concurrent.atomic.AtomicIntegerArray progress = new java.util.concurrent.atomic.AtomicIntegerArray(threads);
         try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
             Thread[] appenders = new Thread[threads];
             for (int t = 0; t < threads; t++) {
@@ -241,13 +243,14 @@ class TraceFileWriteBehindTest {
                         log.put(reservation, 0, bytes, 0, length);
                         log.commit(reservation, length, 1);
                         log.makeRoom();
+                        progress.set(id, i);
                     }
                     interruptedAtEnd[id] = Thread.interrupted();
                 });
                 appenders[t].start();
             }
             Thread interrupter = new Thread(() -> {
-                while (java.util.Arrays.stream(appenders).anyMatch(Thread::isAlive)) {
+                while (java.util.stream.IntStream.range(0, threads).anyMatch(t -> progress.get(t) < appends / 2)) {
                     for (Thread appender : appenders) {
                         appender.interrupt();
                     }
@@ -351,6 +354,38 @@ class TraceFileWriteBehindTest {
         closing.get(60, TimeUnit.SECONDS);
         assertArrayEquals(filled(10, (byte) 5), Files.readAllBytes(file));
         assertEquals(-1, log.file().reserveDirect(10), "closed: no more");
+    }
+
+    /**
+     * A flush makes the file whole up to what was reserved: it waits for a write past the ring under way,
+     * and refuses new ones while it waits (their appenders use the ring), so no gap of zeros is left.
+     */
+    @Test
+    void aFlushWaitsForAWritePastTheRingUnderWayAndRefusesNewOnesMeanwhile() throws Exception {
+        Path file = dir.resolve("direct-flush.bin");
+        try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+            long position = log.file().reserveDirect(10);
+            CompletableFuture<Void> flushing = CompletableFuture.runAsync(() -> {
+                try {
+                    log.sync();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long refused;
+            while ((refused = log.file().reserveDirect(1)) >= 0 && System.nanoTime() < deadline) {
+                log.file().endDirect(0); // taken before the flush began to wait: give it back, try again
+                Thread.onSpinWait();
+            }
+            assertEquals(-1, refused, "a flush waiting: no new write past the ring");
+            assertFalse(flushing.isDone(), "the flush waits while a write past the ring is under way");
+            log.file().writeDirect(position, filled(10, (byte) 6), 0, 10);
+            log.file().endDirect(1);
+            flushing.get(60, TimeUnit.SECONDS);
+            assertTrue(log.file().reserveDirect(1) >= 0, "flushed: writes past the ring are taken again");
+            log.file().endDirect(0);
+        }
     }
 
     /** A pipe cannot be written at a position: nothing goes out past a range still being filled. */

@@ -77,20 +77,18 @@ public final class InMemoryFileLog {
     }
 
     /**
-     * Reserves {@code length} bytes and fills them with {@code value} without committing them (an
-     * appender descheduled before its commit); -1 if the ring had no room. Commit with {@link #commit}.
+     * Reserves {@code length} bytes without filling or committing them (an appender descheduled before
+     * its copy); -1 if the ring had no room. Fill and commit with {@link #fillAndCommit}.
      */
-    public long reserveAndFill(int length, byte value) {
-        long reservation = log.tryReserve(length);
-        if (reservation >= 0) {
-            byte[] bytes = new byte[length];
-            java.util.Arrays.fill(bytes, value);
-            log.put(reservation, 0, bytes, 0, length);
-        }
-        return reservation;
+    public long reserve(int length) {
+        return log.tryReserve(length);
     }
 
-    public void commit(long reservation, int length) {
+    /** Fills a reservation with {@code value} and commits it. */
+    public void fillAndCommit(long reservation, int length, byte value) {
+        byte[] bytes = new byte[length];
+        java.util.Arrays.fill(bytes, value);
+        log.put(reservation, 0, bytes, 0, length);
         log.commit(reservation, length, 1);
     }
 
