@@ -9,6 +9,7 @@ import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
 import org.openjdk.jcstress.infra.results.JZZ_Result;
 import org.openjdk.jcstress.infra.results.ZZZ_Result;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
@@ -206,6 +207,35 @@ public class FileLogTest {
             byte[] file = log.file();
             boolean content = r.r1 ? file.length == 8 && uniform(file, 0, 8) && file[0] == 4 : file.length == 0;
             r.r2 = content && !log.writtenAfterClose();
+        }
+    }
+
+    /**
+     * An appender writes past the ring while a flush drains such writes: the appender counts itself in
+     * its epoch, then reads the epoch again; the flush flips the epoch, then waits for the old one's
+     * count (all volatile). So a write counted in the old epoch is in the file when the flush returns;
+     * one in the new epoch may or may not be.
+     *
+     * <p>r1: the epoch the write counted in (0: the old one); r2: 1 if the file held the write whole
+     * right after the flush, 0 if it held nothing, -1 if it held something else.
+     */
+    @JCStressTest
+    @Outcome(id = {"0, 1", "1, 1", "1, 0"}, expect = ACCEPTABLE, desc = "Waited for when it came first; else maybe not.")
+    @Outcome(expect = FORBIDDEN, desc = "The flush returned without a write it should have waited for, or a torn write.")
+    @State
+    public static class WritePastTheRingAgainstFlush {
+        private final InMemoryFileLog log = new InMemoryFileLog(16);
+
+        @Actor
+        public void appender(II_Result r) {
+            r.r1 = log.tryDirectInEpoch(8, (byte) 5);
+        }
+
+        @Actor
+        public void flush(II_Result r) {
+            log.drainDirect();
+            byte[] file = log.file();
+            r.r2 = file.length == 0 ? 0 : file.length == 8 && uniform(file, 0, 8) && file[0] == 5 ? 1 : -1;
         }
     }
 

@@ -25,17 +25,17 @@ public interface FileAppender {
     /**
      * {@link #tryReserve} answered {@link #FULL}: reserves {@code length} bytes in the file past the
      * ring, for this thread to write itself ({@link #writeDirect}) and then end ({@link #endDirect}).
-     * The position, or a negative number when the file cannot take it so (a pipe, closed or failed).
+     * The reservation, or a negative number when the file cannot take it so (a pipe, closed or failed).
      */
     long reserveDirect(int length);
 
-    /** Writes {@code src}'s bytes at absolute {@code [offset, offset + length)} at file position {@code position}. */
-    void writeDirect(long position, ByteBuffer src, int offset, int length);
+    /** Writes {@code src}'s bytes at absolute {@code [offset, offset + length)} {@code at} bytes into a reservation past the ring. */
+    void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length);
 
-    void writeDirect(long position, byte[] src, int offset, int length);
+    void writeDirect(long reservation, int at, byte[] src, int offset, int length);
 
-    /** The writes past the ring of one {@link #reserveDirect} are done: they held {@code packets} packets. */
-    void endDirect(int packets);
+    /** The writes of a reservation past the ring ({@link #reserveDirect}) are done: they held {@code packets} packets. */
+    void endDirect(long reservation, int packets);
 
     /** Bytes the file holds once everything appended so far is written. */
     long bytes();

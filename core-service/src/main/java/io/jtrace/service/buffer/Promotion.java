@@ -290,12 +290,12 @@ public final class Promotion {
             // The ring is still full (a range in it still being copied by a thread that lost its CPU, or
             // written out by one): this chunk goes into the file past it, written here, at its own position.
             try {
-                file.writeDirect(direct, frame, 0, frameHeader);
-                file.writeDirect(direct + frameHeader, smb, payload + body, bodyLength);
-                file.writeDirect(direct + frameHeader + bodyLength, identity, 0, identityLength);
-                file.writeDirect(direct + frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
+                file.writeDirect(direct, 0, frame, 0, frameHeader);
+                file.writeDirect(direct, frameHeader, smb, payload + body, bodyLength);
+                file.writeDirect(direct, frameHeader + bodyLength, identity, 0, identityLength);
+                file.writeDirect(direct, frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
             } finally {
-                file.endDirect(count);
+                file.endDirect(direct, count);
             }
         } else {
             if (reservation == FileAppender.FULL) {

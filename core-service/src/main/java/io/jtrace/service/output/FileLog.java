@@ -237,7 +237,8 @@ final class FileLog implements AutoCloseable {
 
     /**
      * Writes into the file everything appended before this call, on this thread, waiting for appenders
-     * that are still filling their ranges. Throws if a write failed.
+     * that are still filling their ranges and for writes past the ring under way (not for those begun
+     * after it: see {@link FileWrites#drainDirect}). Throws if a write failed.
      */
     void sync() throws IOException {
         consumeUpTo(ticketsReserved());

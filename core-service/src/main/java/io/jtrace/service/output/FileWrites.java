@@ -15,14 +15,16 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class FileWrites {
     private static final VarHandle POSITION;
-    private static final VarHandle DIRECT_IN_FLIGHT;
+    private static final VarHandle IN_FLIGHT = MethodHandles.arrayElementVarHandle(int[].class);
     private static final VarHandle PACKETS_WRITTEN;
+    /** A write past the ring's reservation: its position, and its epoch in this bit. */
+    private static final int EPOCH_SHIFT = 62;
+    private static final long POSITION_MASK = (1L << EPOCH_SHIFT) - 1;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             POSITION = lookup.findVarHandle(FileWrites.class, "position", long.class);
-            DIRECT_IN_FLIGHT = lookup.findVarHandle(FileWrites.class, "directInFlight", int.class);
             PACKETS_WRITTEN = lookup.findVarHandle(FileWrites.class, "packetsWritten", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -34,16 +36,18 @@ final class FileWrites {
     /** Bytes the file was given positions for so far. */
     @SuppressWarnings("unused")
     private volatile long position;
-    /** Writes past the ring under way: {@link #close} waits for them before it closes the file. */
-    @SuppressWarnings("unused")
-    private volatile int directInFlight;
+    /**
+     * Writes past the ring under way, counted per epoch: a flush flips {@link #epoch} and waits for the
+     * old epoch's count to drop to 0 while new writes count in the new one ({@link #drainDirect});
+     * {@link #close} waits for both.
+     */
+    private final int[] inFlight = new int[2];
+    private volatile int epoch;
     @SuppressWarnings("unused")
     private volatile long packetsWritten;
     /** The first failed write; afterwards writes are skipped. */
     private volatile IOException failure;
     private volatile boolean closed;
-    /** Set while a flush waits for the writes past the ring under way: new ones are refused meanwhile. */
-    private volatile boolean draining;
 
     FileWrites(FileTarget target) {
         this.target = target;
@@ -99,52 +103,60 @@ final class FileWrites {
     /**
      * For an appender that found the ring full, in a file written at positions: reserves {@code length}
      * bytes outside the ring, to write there itself ({@link #writeDirect}) and then end
-     * ({@link #endDirect}). Returns the position, or -1 when the file is a pipe, closed or failed. A
-     * thread descheduled in its write holds back nothing but its own bytes.
+     * ({@link #endDirect}). Returns the reservation, or -1 when the file is a pipe, closed or failed. A
+     * thread descheduled in its write holds back nothing but its own bytes (and a flush, which waits
+     * for it).
      */
     long reserveDirect(int length) {
         if (!positional) {
             return -1;
         }
-        // Counted in (a volatile add) before closed and draining are read (volatile): see close and
-        // drainDirect.
-        DIRECT_IN_FLIGHT.getAndAdd(this, 1);
-        if (closed || draining || failure != null) {
-            DIRECT_IN_FLIGHT.getAndAdd(this, -1);
-            return -1;
+        while (true) {
+            int counted = epoch;
+            // Counted in (a volatile add) before closed and the epoch are read again (volatile): a flush
+            // or close that changed them after this add sees the count (see drainDirect, close).
+            IN_FLIGHT.getAndAdd(inFlight, counted, 1);
+            if (closed || failure != null) {
+                IN_FLIGHT.getAndAdd(inFlight, counted, -1);
+                return -1;
+            }
+            if (epoch == counted) {
+                return take(length) | (long) counted << EPOCH_SHIFT;
+            }
+            // A flush flipped the epoch meanwhile: count in the new one, which it does not wait for.
+            IN_FLIGHT.getAndAdd(inFlight, counted, -1);
         }
-        return take(length);
     }
 
-    /** Writes {@code src[offset, offset + length)} (absolute indexes) at file position {@code position}. */
-    void writeDirect(long position, ByteBuffer src, int offset, int length) {
-        write(src.slice(offset, length), length, position);
+    /** Writes {@code src[offset, offset + length)} (absolute indexes) {@code at} bytes into a reservation past the ring. */
+    void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length) {
+        write(src.slice(offset, length), length, (reservation & POSITION_MASK) + at);
     }
 
-    void writeDirect(long position, byte[] src, int offset, int length) {
-        write(ByteBuffer.wrap(src, offset, length).slice(), length, position);
+    void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
+        write(ByteBuffer.wrap(src, offset, length).slice(), length, (reservation & POSITION_MASK) + at);
     }
 
-    /** A write past the ring ({@link #reserveDirect}) is done: its {@code packets} are in the file. */
-    void endDirect(int packets) {
+    /** The writes of a reservation past the ring ({@link #reserveDirect}) are done: they held {@code packets} packets. */
+    void endDirect(long reservation, int packets) {
         addPackets(packets);
-        DIRECT_IN_FLIGHT.getAndAdd(this, -1);
+        IN_FLIGHT.getAndAdd(inFlight, (int) (reservation >>> EPOCH_SHIFT), -1);
     }
 
     /**
-     * A flush: waits for the writes past the ring under way, refusing new ones meanwhile (their
-     * appenders wait for room in the ring instead), so the file has no gap below what was reserved.
-     * The service's thread only, as {@link #close}.
+     * A flush: waits for the writes past the ring under way when it began, so the file has no gap below
+     * what was reserved before; writes begun since count in the next epoch and are not waited for. The
+     * service's thread only, as {@link #close}.
      */
     void drainDirect() {
-        // As in close: the volatile store of draining, then volatile loads of the count.
-        draining = true;
-        awaitDirectWrites();
-        draining = false;
+        int old = epoch;
+        // The volatile store of the new epoch, then volatile loads of the old epoch's count.
+        epoch = 1 - old;
+        awaitDirectWrites(old);
     }
 
-    private void awaitDirectWrites() {
-        for (int attempt = 0; directInFlight > 0; attempt++) {
+    private void awaitDirectWrites(int inEpoch) {
+        for (int attempt = 0; (int) IN_FLIGHT.getVolatile(inFlight, inEpoch) > 0; attempt++) {
             if (attempt < 64) {
                 Thread.onSpinWait();
             } else {
@@ -161,7 +173,8 @@ final class FileWrites {
         // Volatile store of closed, then volatile loads of the count: a write past the ring that counted
         // itself in before it read closed is waited for; any later one sees closed and gives up.
         closed = true;
-        awaitDirectWrites();
+        awaitDirectWrites(0);
+        awaitDirectWrites(1);
         try {
             target.close();
         } catch (IOException e) {

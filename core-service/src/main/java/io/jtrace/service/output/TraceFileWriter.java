@@ -137,18 +137,18 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
     }
 
     @Override
-    public void writeDirect(long position, ByteBuffer src, int offset, int length) {
-        log.file().writeDirect(position, src, offset, length);
+    public void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length) {
+        log.file().writeDirect(reservation, at, src, offset, length);
     }
 
     @Override
-    public void writeDirect(long position, byte[] src, int offset, int length) {
-        log.file().writeDirect(position, src, offset, length);
+    public void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
+        log.file().writeDirect(reservation, at, src, offset, length);
     }
 
     @Override
-    public void endDirect(int packets) {
-        log.file().endDirect(packets);
+    public void endDirect(long reservation, int packets) {
+        log.file().endDirect(reservation, packets);
     }
 
     @Override

@@ -303,11 +303,11 @@ class TraceFileWriteBehindTest {
             log.put(reservation, 0, ringBytes, 0, 600);
             log.commit(reservation, 600, 1);
             assertEquals(FileLog.FULL, log.tryReserve(600), "precondition: the ring is full");
-            long position = log.file().reserveDirect(600);
-            assertEquals(600, position, "after the ring's range");
-            log.file().writeDirect(position, directBytes, 0, 100);
-            log.file().writeDirect(position + 100, ByteBuffer.wrap(directBytes), 100, 500);
-            log.file().endDirect(1);
+            long direct = log.file().reserveDirect(600);
+            assertEquals(600, direct, "after the ring's range (the first epoch's reservation is its position)");
+            log.file().writeDirect(direct, 0, directBytes, 0, 100);
+            log.file().writeDirect(direct, 100, ByteBuffer.wrap(directBytes), 100, 500);
+            log.file().endDirect(direct, 1);
             assertEquals(1200, log.position());
             log.sync();
             assertEquals(2, log.packetsWritten());
@@ -339,7 +339,7 @@ class TraceFileWriteBehindTest {
     void closeWaitsForAWritePastTheRingUnderWay() throws Exception {
         Path file = dir.resolve("direct-close.bin");
         FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false);
-        long position = log.file().reserveDirect(10);
+        long reservation = log.file().reserveDirect(10);
         CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
             try {
                 log.close();
@@ -349,22 +349,23 @@ class TraceFileWriteBehindTest {
         });
         Thread.sleep(200);
         assertFalse(closing.isDone(), "close waits while a write past the ring is under way");
-        log.file().writeDirect(position, filled(10, (byte) 5), 0, 10);
-        log.file().endDirect(1);
+        log.file().writeDirect(reservation, 0, filled(10, (byte) 5), 0, 10);
+        log.file().endDirect(reservation, 1);
         closing.get(60, TimeUnit.SECONDS);
         assertArrayEquals(filled(10, (byte) 5), Files.readAllBytes(file));
         assertEquals(-1, log.file().reserveDirect(10), "closed: no more");
     }
 
     /**
-     * A flush makes the file whole up to what was reserved: it waits for a write past the ring under way,
-     * and refuses new ones while it waits (their appenders use the ring), so no gap of zeros is left.
+     * A flush makes the file whole up to what was reserved when it began: it waits for a write past the
+     * ring under way then, and not for one begun after it (that one counts in the next epoch, the top
+     * bit of its reservation), which goes on writing meanwhile.
      */
     @Test
-    void aFlushWaitsForAWritePastTheRingUnderWayAndRefusesNewOnesMeanwhile() throws Exception {
+    void aFlushWaitsForTheWritesPastTheRingUnderWayWhenItBeganNotForLaterOnes() throws Exception {
         Path file = dir.resolve("direct-flush.bin");
         try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
-            long position = log.file().reserveDirect(10);
+            long before = log.file().reserveDirect(10);
             CompletableFuture<Void> flushing = CompletableFuture.runAsync(() -> {
                 try {
                     log.sync();
@@ -373,18 +374,18 @@ class TraceFileWriteBehindTest {
                 }
             });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            long refused;
-            while ((refused = log.file().reserveDirect(1)) >= 0 && System.nanoTime() < deadline) {
-                log.file().endDirect(0); // taken before the flush began to wait: give it back, try again
+            long after;
+            while ((after = log.file().reserveDirect(1)) >>> 62 == 0 && System.nanoTime() < deadline) {
+                log.file().endDirect(after, 0); // taken before the flush flipped the epoch: give it back
                 Thread.onSpinWait();
             }
-            assertEquals(-1, refused, "a flush waiting: no new write past the ring");
-            assertFalse(flushing.isDone(), "the flush waits while a write past the ring is under way");
-            log.file().writeDirect(position, filled(10, (byte) 6), 0, 10);
-            log.file().endDirect(1);
+            assertEquals(1, after >>> 62, "the flush began: a new write past the ring counts in the next epoch");
+            assertFalse(flushing.isDone(), "the flush waits for the write under way when it began");
+            log.file().writeDirect(before, 0, filled(10, (byte) 6), 0, 10);
+            log.file().endDirect(before, 1);
             flushing.get(60, TimeUnit.SECONDS);
-            assertTrue(log.file().reserveDirect(1) >= 0, "flushed: writes past the ring are taken again");
-            log.file().endDirect(0);
+            log.file().writeDirect(after, 0, filled(1, (byte) 7), 0, 1);
+            log.file().endDirect(after, 1);
         }
     }
 

@@ -108,17 +108,17 @@ public final class PromotionRig {
         }
 
         @Override
-        public void writeDirect(long position, ByteBuffer src, int offset, int length) {
+        public void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length) {
             throw new AssertionError("never reserved");
         }
 
         @Override
-        public void writeDirect(long position, byte[] src, int offset, int length) {
+        public void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
             throw new AssertionError("never reserved");
         }
 
         @Override
-        public void endDirect(int packets) {
+        public void endDirect(long reservation, int packets) {
             throw new AssertionError("never reserved");
         }
 

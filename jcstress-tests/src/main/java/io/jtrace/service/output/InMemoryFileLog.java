@@ -97,15 +97,36 @@ public final class InMemoryFileLog {
      * does; false if the log refused (closed).
      */
     public boolean tryDirect(int length, byte value) {
-        long position = log.file().reserveDirect(length);
-        if (position < 0) {
+        long reservation = log.file().reserveDirect(length);
+        if (reservation < 0) {
             return false;
         }
         byte[] bytes = new byte[length];
         java.util.Arrays.fill(bytes, value);
-        log.file().writeDirect(position, bytes, 0, length);
-        log.file().endDirect(1);
+        log.file().writeDirect(reservation, 0, bytes, 0, length);
+        log.file().endDirect(reservation, 1);
         return true;
+    }
+
+    /**
+     * {@link #tryDirect}, answering the epoch its write counted in (the top bit of its reservation:
+     * 0 before a flush's flip, 1 after it), or -1 if refused.
+     */
+    public int tryDirectInEpoch(int length, byte value) {
+        long reservation = log.file().reserveDirect(length);
+        if (reservation < 0) {
+            return -1;
+        }
+        byte[] bytes = new byte[length];
+        java.util.Arrays.fill(bytes, value);
+        log.file().writeDirect(reservation, 0, bytes, 0, length);
+        log.file().endDirect(reservation, 1);
+        return (int) (reservation >>> 62);
+    }
+
+    /** What a flush does for the writes past the ring: waits for those under way when it began. */
+    public void drainDirect() {
+        log.file().drainDirect();
     }
 
     /** Closes the log, as the session's end does. */
