@@ -21,12 +21,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Overload through the real agent and its service, with a small trace buffer: sixty-four threads emit
+ * A flood through the real agent and its service, with a small trace buffer: sixty-four threads emit
  * slices as fast as they can into {@code start,file=…,buffer=1m} (a trace buffer a sixteenth of the
- * shared memory buffer) for 1 s, and then on until the agent's MBean shows lost events (at most 10 s in
- * all). A fixed flood does not overload the agent reliably: since the pipeline is warmed up before the
- * first session, eight threads for 1 s kept up on JDK 17, and once in CI so did sixty-four (2.9 M events,
- * none lost). The trace must keep only what it can use and count the rest, exactly:
+ * shared memory buffer) for 1 s. The agent's threads append their own chunks to a streamed file, and
+ * write past the file's ring when it is full, so this flood no longer makes them drop events (before,
+ * it did: 96 % of them); whatever it loses or not, the trace must keep only what it can use and count
+ * the rest, exactly:
  * <ul>
  *   <li>every event in the file decodes with its name and category: none needs interned state its
  *       sequence lost (trace_processor's {@code packet_skipped_seq_needs_incremental_state_invalid}),
@@ -34,14 +34,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>the ring never overwrote a chunk (the file session drains it before it could), so what was
  *       lost was lost at the writers, where it is counted per event: events in the file plus the
  *       agent's {@code jtrace: lost track events} counter equal the events emitted, exactly; and the
- *       agent's one warning at stop names the same number;
- *   <li>the run did overload (some loss), or it would prove nothing.
+ *       agent's one warning at stop names the same number (none when nothing was lost).
  * </ul>
+ * Writers that drop events under overload, and the service's count of them, are proven through the
+ * service path, which every chunk takes there: producers in another process
+ * ({@code DaemonFloodCountsEveryEventTest}) and a session kept in a ring ({@code TracingMBeanTest}).
  */
 class OverloadLosesOnlyWhatItCountsTest {
     private static final int THREADS = 64;
     private static final long MILLIS = 1000;
-    private static final long MAX_MILLIS = 10_000;
 
     @TempDir
     Path dir;
@@ -49,8 +50,7 @@ class OverloadLosesOnlyWhatItCountsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
     void aFloodIntoASmallBufferLeavesOnlyDecodableEventsAndCountsEveryLostOne(String jdk) throws Exception {
-        flood(jdk, ChildJvm.DEFAULT_JVM_FLAGS, FloodWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(MILLIS),
-                String.valueOf(MAX_MILLIS));
+        flood(jdk, ChildJvm.DEFAULT_JVM_FLAGS, FloodWorkload.class.getName(), String.valueOf(THREADS), String.valueOf(MILLIS));
     }
 
     /** The same flood from a web application with its own copy of the API, which the agent binds through its adapter. */
@@ -60,7 +60,7 @@ class OverloadLosesOnlyWhatItCountsTest {
         List<String> flags = new ArrayList<>(ChildJvm.DEFAULT_JVM_FLAGS);
         flags.add("-Djtrace.apiJar=" + Path.of(System.getProperty("jtrace.apiJar")).toAbsolutePath());
         flood(jdk, flags, OwnApiCopyWorkload.class.getName(), FloodWorkload.class.getName(), String.valueOf(THREADS),
-                String.valueOf(MILLIS), String.valueOf(MAX_MILLIS));
+                String.valueOf(MILLIS));
     }
 
     private void flood(String jdk, List<String> jvmFlags, String mainClass, String... args) throws Exception {
@@ -89,11 +89,12 @@ class OverloadLosesOnlyWhatItCountsTest {
                         "chunks or packets refused by the service"),
                 () -> assertEquals(0, losses.buffers().stream().mapToLong(LossSummary.BufferLoss::chunksOverwritten).sum(),
                         "chunks the ring overwrote before the file got them"),
-                () -> assertTrue(counted > 0, "the flood overloaded the agent (else this test proves nothing)"),
+                () -> assertTrue(flood.slices > 0, "slices in the file"),
                 () -> assertEquals(emittedEvents, eventsInFile + counted,
                         "events emitted = events in the file + events counted as lost"),
-                () -> assertEquals(List.of("WARN TrackEventDataSource - jtrace track_event: " + counted + " event(s) lost"),
-                        warnings(result.stderr()), "the agent's stderr: one warning with the count"));
+                () -> assertEquals(counted == 0 ? List.of()
+                                : List.of("WARN TrackEventDataSource - jtrace track_event: " + counted + " event(s) lost"),
+                        warnings(result.stderr()), "the agent's stderr: one warning with the count, if any was lost"));
     }
 
     /**

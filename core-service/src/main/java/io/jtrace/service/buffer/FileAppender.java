@@ -29,9 +29,7 @@ public interface FileAppender {
      */
     long reserveDirect(int length);
 
-    /** Writes {@code src}'s bytes at absolute {@code [offset, offset + length)} {@code at} bytes into a reservation past the ring. */
-    void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length);
-
+    /** Writes {@code src[offset, offset + length)} {@code at} bytes into a reservation past the ring. */
     void writeDirect(long reservation, int at, byte[] src, int offset, int length);
 
     /** The writes of a reservation past the ring ({@link #reserveDirect}) are done: they held {@code packets} packets. */

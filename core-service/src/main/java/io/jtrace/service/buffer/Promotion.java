@@ -125,6 +125,11 @@ public final class Promotion {
     /** Frame header of a chunk's first packet (tag, size) and its slot, read out of the SMB. */
     private final byte[] head = new byte[1 + WireFormat.RESERVED_SIZE_BYTES];
     private final byte[] frame = new byte[1 + 5];
+    /**
+     * A chunk as appended, assembled for one write past the file's ring: allocated the first time this
+     * writer finds the ring full, and grown to the largest chunk it writes so.
+     */
+    private byte[] assembled;
 
     /** Granted by the service once chunk {@code nextChunkId - 1} of the sequence is in the file. */
     Promotion(int sequenceId, int nextChunkId, int targetBuffer, PromotionTarget target) {
@@ -290,10 +295,16 @@ public final class Promotion {
             // The ring is still full (a range in it still being copied by a thread that lost its CPU, or
             // written out by one): this chunk goes into the file past it, written here, at its own position.
             try {
-                file.writeDirect(direct, 0, frame, 0, frameHeader);
-                file.writeDirect(direct, frameHeader, smb, payload + body, bodyLength);
-                file.writeDirect(direct, frameHeader + bodyLength, identity, 0, identityLength);
-                file.writeDirect(direct, frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
+                // One write instead of four: the chunk is assembled first (a copy of a few KiB costs far
+                // less than the three system calls it saves).
+                if (assembled == null || assembled.length < length) {
+                    assembled = new byte[Math.max(length, layout.chunkSize(abi.pageSize()) + identityLength + frame.length)];
+                }
+                System.arraycopy(frame, 0, assembled, 0, frameHeader);
+                smb.get(payload + body, assembled, frameHeader, bodyLength);
+                System.arraycopy(identity, 0, assembled, frameHeader + bodyLength, identityLength);
+                smb.get(payload + rest, assembled, frameHeader + bodyLength + identityLength, restLength);
+                file.writeDirect(direct, 0, assembled, 0, length);
             } finally {
                 file.endDirect(direct, count);
             }

@@ -128,11 +128,7 @@ final class FileWrites {
         }
     }
 
-    /** Writes {@code src[offset, offset + length)} (absolute indexes) {@code at} bytes into a reservation past the ring. */
-    void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length) {
-        write(src.slice(offset, length), length, (reservation & POSITION_MASK) + at);
-    }
-
+    /** Writes {@code src[offset, offset + length)} {@code at} bytes into a reservation past the ring. */
     void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
         write(ByteBuffer.wrap(src, offset, length).slice(), length, (reservation & POSITION_MASK) + at);
     }

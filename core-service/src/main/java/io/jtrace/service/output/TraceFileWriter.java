@@ -137,11 +137,6 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
     }
 
     @Override
-    public void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length) {
-        log.file().writeDirect(reservation, at, src, offset, length);
-    }
-
-    @Override
     public void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
         log.file().writeDirect(reservation, at, src, offset, length);
     }

@@ -306,7 +306,7 @@ class TraceFileWriteBehindTest {
             long direct = log.file().reserveDirect(600);
             assertEquals(600, direct, "after the ring's range (the first epoch's reservation is its position)");
             log.file().writeDirect(direct, 0, directBytes, 0, 100);
-            log.file().writeDirect(direct, 100, ByteBuffer.wrap(directBytes), 100, 500);
+            log.file().writeDirect(direct, 100, directBytes, 100, 500);
             log.file().endDirect(direct, 1);
             assertEquals(1200, log.position());
             log.sync();

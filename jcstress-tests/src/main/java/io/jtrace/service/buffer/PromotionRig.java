@@ -108,11 +108,6 @@ public final class PromotionRig {
         }
 
         @Override
-        public void writeDirect(long reservation, int at, ByteBuffer src, int offset, int length) {
-            throw new AssertionError("never reserved");
-        }
-
-        @Override
         public void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
             throw new AssertionError("never reserved");
         }
