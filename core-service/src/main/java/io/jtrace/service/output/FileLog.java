@@ -92,8 +92,6 @@ final class FileLog implements AutoCloseable {
     private final ByteBuffer ring;
     private final int capacity;
     private final CommitSlots slots = new CommitSlots();
-    /** Whether the file can be written at any position: then ranges go out past a hole. */
-    private final boolean positional;
     /** See the class comment: CAS by appenders, cleared of {@link #CLOSED} only by the shutting thread. */
     @SuppressWarnings("unused")
     private long reservation;
@@ -119,7 +117,6 @@ final class FileLog implements AutoCloseable {
             throw new IllegalArgumentException("capacity must be a power of two: " + capacity);
         }
         this.file = new FileWrites(channel);
-        this.positional = file.positional();
         this.capacity = capacity;
         this.ring = TraceFileChannel.newBuffer(capacity);
         if (withThread) {
@@ -345,7 +342,7 @@ final class FileLog implements AutoCloseable {
      * there was nothing it could write, it wakes the file thread. Returns whether it wrote anything.
      */
     boolean makeRoom() {
-        if (positional && consumeNow()) {
+        if (file.positional() && consumeNow()) {
             return true;
         }
         wakeFileThread();
@@ -365,7 +362,7 @@ final class FileLog implements AutoCloseable {
      * whether anything was written or handed back.
      */
     boolean consumeNow() {
-        if (positional) {
+        if (file.positional()) {
             boolean wrote = writeClaimedRanges();
             return advanceWrittenPrefix() || wrote;
         }

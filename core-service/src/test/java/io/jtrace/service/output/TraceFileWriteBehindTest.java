@@ -47,16 +47,8 @@ class TraceFileWriteBehindTest {
     /** Every write appends, so a pipe (here a FIFO) takes a trace as a file does. */
     @Test
     void aPipeTakesTheTraceInOrder() throws Exception {
-        Path fifo = dir.resolve("trace.fifo");
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
-        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Files.readAllBytes(fifo);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        Path fifo = fifo("trace.fifo");
+        CompletableFuture<byte[]> read = readAll(fifo);
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         try (TraceFileWriter writer = new TraceFileWriter(fifo)) {
             // About 4.3 MB, more than the file's ring holds: the pipe, 64 KiB at a time, falls behind, so the
@@ -82,9 +74,7 @@ class TraceFileWriteBehindTest {
      */
     @Test
     void aFileThatTakesNothingYetDoesNotHoldUpTheThreadThatFillsTheBuffers() throws Exception {
-        Path fifo = dir.resolve("stalled.fifo");
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        Path fifo = fifo("stalled.fifo");
         CountDownLatch startReading = new CountDownLatch(1);
         CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
             try (InputStream in = Files.newInputStream(fifo)) {
@@ -317,21 +307,12 @@ class TraceFileWriteBehindTest {
         System.arraycopy(directBytes, 0, expected, 600, 600);
         assertArrayEquals(expected, Files.readAllBytes(file));
 
-        Path fifo = dir.resolve("direct.fifo");
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
-        Thread reader = new Thread(() -> {
-            try (var in = Files.newInputStream(fifo)) {
-                in.transferTo(java.io.OutputStream.nullOutputStream());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
-        reader.start();
+        Path fifo = fifo("direct.fifo");
+        CompletableFuture<byte[]> read = readAll(fifo);
         try (FileLog log = new FileLog(TraceFileChannel.open(fifo), 1024, false)) {
             assertEquals(-1, log.file().reserveDirect(10), "a pipe is written in order only");
         }
-        reader.join(TimeUnit.SECONDS.toMillis(30));
+        assertEquals(0, read.get(30, TimeUnit.SECONDS).length, "nothing was written");
     }
 
     /** Closing waits for a write past the ring that began before it; one after it is refused. */
@@ -392,18 +373,8 @@ class TraceFileWriteBehindTest {
     /** A pipe cannot be written at a position: nothing goes out past a range still being filled. */
     @Test
     void aPipeGetsNothingPastARangeStillBeingFilled() throws Exception {
-        Path fifo = dir.resolve("hole.fifo");
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
-        ByteArrayOutputStream read = new ByteArrayOutputStream();
-        Thread reader = new Thread(() -> {
-            try (var in = Files.newInputStream(fifo)) {
-                in.transferTo(read);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
-        reader.start();
+        Path fifo = fifo("hole.fifo");
+        CompletableFuture<byte[]> read = readAll(fifo);
         byte[] first = filled(100, (byte) 3);
         byte[] later = filled(300, (byte) 7);
         try (FileLog log = new FileLog(TraceFileChannel.open(fifo), 1024, false)) {
@@ -418,11 +389,29 @@ class TraceFileWriteBehindTest {
             log.sync();
             assertEquals(2, log.packetsWritten());
         }
-        reader.join(TimeUnit.SECONDS.toMillis(30));
         byte[] expected = new byte[400];
         System.arraycopy(first, 0, expected, 0, 100);
         System.arraycopy(later, 0, expected, 100, 300);
-        assertArrayEquals(expected, read.toByteArray(), "in order, once");
+        assertArrayEquals(expected, read.get(30, TimeUnit.SECONDS), "in order, once");
+    }
+
+    /** A FIFO in the test's folder (the test is skipped where mkfifo is missing). */
+    private Path fifo(String name) throws IOException, InterruptedException {
+        Path fifo = dir.resolve(name);
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        return fifo;
+    }
+
+    /** Reads {@code fifo} to its end on another thread: what the writer put into it, once it closed it. */
+    private static CompletableFuture<byte[]> readAll(Path fifo) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readAllBytes(fifo);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
     }
 
     private static byte[] filled(int length, byte value) {
