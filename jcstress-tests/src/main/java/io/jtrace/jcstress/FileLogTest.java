@@ -247,4 +247,38 @@ public class FileLogTest {
         }
         return true;
     }
+
+    /**
+     * The file thread falls asleep while an appender commits: it announces its sleep (volatile store)
+     * and looks at the ring once more (volatile read of the reservation word), while the appender
+     * reserves (CAS of that word), commits and, its commit having crossed a wake boundary, reads whether
+     * the thread sleeps. Either the thread sees the range, which is enough to write, and stays awake, or
+     * the appender sees it asleep and wakes it: never asleep with the range unseen and nobody waking it.
+     *
+     * <p>r1: the thread would park; r2: the appender woke it.
+     */
+    @JCStressTest
+    @Outcome(id = {"false, false", "false, true", "true, true"}, expect = ACCEPTABLE,
+            desc = "Stayed awake for the range (a wake after that is harmless), or slept and was woken.")
+    @Outcome(id = "true, false", expect = FORBIDDEN, desc = "Asleep with the range unwritten, and never woken.")
+    @State
+    public static class AppendAgainstTheFileThreadFallingAsleep {
+        private final InMemoryFileLog log = new InMemoryFileLog(16);
+
+        {
+            log.withFileThread(8);
+        }
+
+        @Actor
+        public void fileThread(ZZ_Result r) {
+            r.r1 = log.fileThreadWouldSleep();
+        }
+
+        /** Reserves and wakes: the copy and the commit in between only widen the window this test needs. */
+        @Actor
+        public void appender(ZZ_Result r) {
+            log.reserve(8);
+            r.r2 = log.wakeFileThreadIfAsleep();
+        }
+    }
 }

@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The commit slots of a {@link FileLog}: one per ticket (modulo {@link #SLOTS}), each holding the state
+ * The commit slots of a {@link FileLog}: one per ticket (modulo {@link #count}), each holding the state
  * of one range of the ring, with the range's position in the ring and in the file. A slot goes
  * <ul>
  *   <li>empty (0) to <b>committed</b> (length | packets &lt;&lt; 32): the appender's release store
@@ -20,19 +20,37 @@ import java.lang.invoke.VarHandle;
  * bits above it.
  */
 final class CommitSlots {
-    /** Commit slots: more than the ring can hold appends of whole chunks, so bytes run out first. */
-    static final int SLOTS = 1 << 14;
+    /**
+     * Most commit slots a log has: more than a 4 MiB ring can hold appends of whole chunks, so bytes run
+     * out first. A smaller ring has one per byte, as no range is shorter.
+     */
+    static final int MAX_SLOTS = 1 << 14;
     private static final long WRITTEN = 1L << 31;
     private static final long CLAIMED = 1L << 30;
     private static final long LENGTH_MASK = CLAIMED - 1;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private final long[] slots = new long[SLOTS];
-    private final long[] filePositions = new long[SLOTS];
-    private final long[] ringPositions = new long[SLOTS];
+    private final int mask;
+    private final long[] slots;
+    private final long[] filePositions;
+    private final long[] ringPositions;
 
-    private static int index(long ticket) {
-        return (int) (ticket & SLOTS - 1);
+    /** Slots for a ring of {@code ringCapacity} bytes (a power of two). */
+    CommitSlots(int ringCapacity) {
+        int count = Math.min(MAX_SLOTS, ringCapacity);
+        mask = count - 1;
+        slots = new long[count];
+        filePositions = new long[count];
+        ringPositions = new long[count];
+    }
+
+    /** How many tickets may be reserved and not handed back yet. */
+    int count() {
+        return slots.length;
+    }
+
+    private int index(long ticket) {
+        return (int) (ticket & mask);
     }
 
     /** The appender that reserved {@code ticket}: its range's positions (plain; published by the commit). */

@@ -57,9 +57,6 @@ import java.util.concurrent.locks.ReentrantLock;
 final class FileLog implements AutoCloseable {
     /** Bytes the ring holds: 16 of the file writes the file thread makes when it can keep up. */
     static final int CAPACITY = 4 << 20;
-    /** Bytes after which an appender wakes the file thread: each write moves this much or more. */
-    private static final int WAKE_BYTES = 256 * 1024;
-    private static final int SLOTS = CommitSlots.SLOTS;
 
     /*
      * The reservation word: the position (bytes ever reserved) in its low 44 bits (16 TiB), the ticket
@@ -89,9 +86,8 @@ final class FileLog implements AutoCloseable {
     }
 
     private final FileWrites file;
-    private final ByteBuffer ring;
-    private final int capacity;
-    private final CommitSlots slots = new CommitSlots();
+    private final RingBytes ring;
+    private final CommitSlots slots;
     /** See the class comment: CAS by appenders, cleared of {@link #CLOSED} only by the shutting thread. */
     @SuppressWarnings("unused")
     private long reservation;
@@ -105,7 +101,7 @@ final class FileLog implements AutoCloseable {
     private final ReentrantLock consumer = new ReentrantLock();
     /** Set once, by {@link #close}: the file thread ends. */
     private volatile boolean closed;
-    private final Thread fileThread;
+    private final FileThread fileThread;
 
     FileLog(FileTarget channel) {
         this(channel, CAPACITY, true);
@@ -113,19 +109,24 @@ final class FileLog implements AutoCloseable {
 
     /** {@code capacity}: a power of two. Without the file thread ({@code withThread} false): tests. */
     FileLog(FileTarget channel, int capacity, boolean withThread) {
-        if (Integer.bitCount(capacity) != 1) {
-            throw new IllegalArgumentException("capacity must be a power of two: " + capacity);
-        }
+        this.ring = new RingBytes(capacity);
+        this.slots = new CommitSlots(capacity);
         this.file = new FileWrites(channel);
-        this.capacity = capacity;
-        this.ring = TraceFileChannel.newBuffer(capacity);
         if (withThread) {
-            fileThread = new Thread(this::run, "jtrace-file-writer");
-            fileThread.setDaemon(true);
+            fileThread = new FileThread(this);
             fileThread.start();
         } else {
             fileThread = null;
         }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Bytes reserved in the ring and not written out yet (some may still be being copied in). */
+    long unwrittenBytes() {
+        return ((long) RESERVATION.getVolatile(this) & POSITION_MASK) - (long) WRITTEN_POSITION.getAcquire(this);
     }
 
     /** Bytes reserved so far: what the file will hold once everything appended is written. */
@@ -144,7 +145,7 @@ final class FileLog implements AutoCloseable {
 
     /** Bytes one append may take: more goes around the ring ({@link #appendPastTheRing}). */
     int largestAppend() {
-        return capacity / 2;
+        return ring.capacity() / 2;
     }
 
     /**
@@ -161,8 +162,8 @@ final class FileLog implements AutoCloseable {
             }
             long position = word & POSITION_MASK;
             long ticket = word >>> POSITION_BITS;
-            if (position + length - (long) WRITTEN_POSITION.getAcquire(this) > capacity
-                    || (ticket - (long) CONSUMED_TICKET.getAcquire(this) & TICKET_MASK) >= SLOTS) {
+            if (position + length - (long) WRITTEN_POSITION.getAcquire(this) > ring.capacity()
+                    || (ticket - (long) CONSUMED_TICKET.getAcquire(this) & TICKET_MASK) >= slots.count()) {
                 return FULL;
             }
             long next = (position + length) | ((ticket + 1) & TICKET_MASK) << POSITION_BITS;
@@ -198,37 +199,25 @@ final class FileLog implements AutoCloseable {
 
     /** Copies {@code src[offset, offset + length)} to {@code at} bytes into the reservation. */
     void put(long reservation, int at, byte[] src, int offset, int length) {
-        int index = indexOf(reservation, at);
-        int first = Math.min(length, capacity - index);
-        ring.put(index, src, offset, first);
-        if (first < length) {
-            ring.put(0, src, offset + first, length - first);
-        }
+        ring.put((reservation & POSITION_MASK) + at, src, offset, length);
     }
 
     /** Copies {@code src[offset, offset + length)} (absolute indexes) to {@code at} bytes into the reservation. */
     void put(long reservation, int at, ByteBuffer src, int offset, int length) {
-        int index = indexOf(reservation, at);
-        int first = Math.min(length, capacity - index);
-        ring.put(index, src, offset, first);
-        if (first < length) {
-            ring.put(0, src, offset + first, length - first);
-        }
-    }
-
-    private int indexOf(long reservation, int at) {
-        return (int) ((reservation & POSITION_MASK) + at & capacity - 1);
+        ring.put((reservation & POSITION_MASK) + at, src, offset, length);
     }
 
     /**
      * The reservation's {@code length} bytes, holding {@code packets} packets, are filled: release store
-     * of its slot (see the class comment). Wakes the file thread each {@link #WAKE_BYTES}.
+     * of its slot (see the class comment). Wakes the file thread, if it sleeps, each
+     * {@link FileThread#WAKE_BYTES}.
      */
     void commit(long reservation, int length, int packets) {
         long position = reservation & POSITION_MASK;
         slots.commit(reservation >>> POSITION_BITS, length, packets);
-        if (fileThread != null && position / WAKE_BYTES != (position + length) / WAKE_BYTES) {
-            LockSupport.unpark(fileThread);
+        if (fileThread != null
+                && position / FileThread.WAKE_BYTES != (position + length) / FileThread.WAKE_BYTES) {
+            fileThread.wakeIfAsleep();
         }
     }
 
@@ -246,7 +235,7 @@ final class FileLog implements AutoCloseable {
     /**
      * The tickets reserved so far, counted as {@link #consumedTicket} counts them (not wrapped): the
      * consumed count read first, then the reservation word, whose wrapped ticket is at most
-     * {@link #SLOTS} ahead of it.
+     * {@link CommitSlots#count} ahead of it.
      */
     private long ticketsReserved() {
         long consumed = (long) CONSUMED_TICKET.getAcquire(this);
@@ -326,7 +315,7 @@ final class FileLog implements AutoCloseable {
                 consumer.unlock();
             }
             if (fileThread != null) {
-                LockSupport.unpark(fileThread);
+                fileThread.wake();
             }
         }
         throwIfFailed();
@@ -352,7 +341,7 @@ final class FileLog implements AutoCloseable {
     /** Wakes the file thread to write the ring out. */
     private void wakeFileThread() {
         if (fileThread != null) {
-            LockSupport.unpark(fileThread);
+            fileThread.wake();
         }
     }
 
@@ -424,7 +413,7 @@ final class FileLog implements AutoCloseable {
             return;
         }
         try {
-            writeRange(slots.ringPosition(first), (int) (stop - start), start);
+            ring.writeTo(file, slots.ringPosition(first), (int) (stop - start), start);
         } catch (Throwable t) {
             file.fail(t);
             throw t;
@@ -476,7 +465,7 @@ final class FileLog implements AutoCloseable {
         }
         if (ticket != first) {
             // A pipe is written in order: the position (read after the slot's acquire) only names the place.
-            writeRange(start, (int) (position - start), slots.filePosition(first));
+            ring.writeTo(file, start, (int) (position - start), slots.filePosition(first));
             file.addPackets(packets);
         }
         return handBack(first, ticket, position);
@@ -495,19 +484,6 @@ final class FileLog implements AutoCloseable {
         return true;
     }
 
-    /**
-     * Writes {@code length} bytes of the ring from ring position {@code ringStart} to file position
-     * {@code filePosition} (nothing once the file failed).
-     */
-    private void writeRange(long ringStart, int length, long filePosition) {
-        int from = (int) (ringStart & capacity - 1);
-        int first = Math.min(length, capacity - from);
-        file.write(ring.slice(from, first), first, filePosition);
-        if (first < length) {
-            file.write(ring.slice(0, length - first), length - first, filePosition + first);
-        }
-    }
-
     /** Spin, then yield, then park in short steps: the wait is for an appender to finish a copy. */
     private static void backOff(int attempt) {
         if (attempt < 32) {
@@ -516,16 +492,6 @@ final class FileLog implements AutoCloseable {
             Thread.yield();
         } else {
             LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
-        }
-    }
-
-    /** The file thread: consumes whenever an appender wakes it, until closed. */
-    private void run() {
-        while (!closed) {
-            LockSupport.park(this);
-            if (!closed) {
-                consumeNow();
-            }
         }
     }
 }

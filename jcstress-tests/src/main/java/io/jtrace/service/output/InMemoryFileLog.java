@@ -12,6 +12,7 @@ public final class InMemoryFileLog {
     private boolean closed;
     private boolean writtenAfterClose;
     private final FileLog log;
+    private FileThread sleeper;
 
     /** A log whose ring holds {@code capacity} bytes (a power of two). */
     public InMemoryFileLog(int capacity) {
@@ -60,6 +61,24 @@ public final class InMemoryFileLog {
         log.put(reservation, 0, bytes, 0, length);
         log.commit(reservation, length, 1);
         return true;
+    }
+
+    /**
+     * A file thread for this log that is never started, going to sleep once {@code streamBytes} or more
+     * are unwritten: the two halves of its sleep protocol run on the test's threads.
+     */
+    public void withFileThread(int streamBytes) {
+        sleeper = new FileThread(log, streamBytes, false);
+    }
+
+    /** The file thread announces its sleep and looks again: whether it would park. */
+    public boolean fileThreadWouldSleep() {
+        return sleeper.announceSleep();
+    }
+
+    /** An appender's wake after a commit that crossed a boundary: whether it woke the file thread. */
+    public boolean wakeFileThreadIfAsleep() {
+        return sleeper.wakeIfAsleep();
     }
 
     /** Writes whatever is committed now, as the file thread does. */

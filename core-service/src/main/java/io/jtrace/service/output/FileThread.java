@@ -1,0 +1,121 @@
+package io.jtrace.service.output;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The thread that writes a {@link FileLog}'s ring out while no appender does. While a stream keeps the
+ * ring filling it looks again every {@link #POLL_NANOS} on its own, so appenders do not wake it: a wake
+ * is a futex call and, on a virtual machine, an interrupt sent to the other CPU, which cost a thread
+ * emitting 10 M slices a second about 4 % of its time when the appenders woke it every 256 KiB. Once a
+ * look finds less than {@link #STREAM_BYTES} to write it sleeps until a commit crosses a
+ * {@link #WAKE_BYTES} boundary ({@link #wakeIfAsleep}), a full ring, a flush or the close
+ * ({@link #wake}).
+ *
+ * <h2>Ordering</h2>
+ * The thread sets {@link #sleeping} with a volatile store, then reads the ring's reservation word
+ * (volatile) to decide to sleep; an appender CASes the reservation word (volatile) and later, at its
+ * commit, reads {@link #sleeping} with a volatile load. In the single order of these volatile accesses
+ * either the thread's read comes after the appender's CAS (it counts that range, and sleeps only with
+ * less than {@link #STREAM_BYTES} unwritten) or the appender's read comes after the thread's store (it
+ * sees the thread asleep, and wakes it if its commit crossed a boundary). So a sleeping thread leaves at
+ * most about {@link #STREAM_BYTES} + {@link #WAKE_BYTES} unwritten, until the next crossing, flush or
+ * close, as when every crossing woke it. Only the appender whose CAS clears {@link #sleeping} unparks it.
+ */
+final class FileThread {
+    /** Bytes after which an appender wakes the sleeping thread: each write moves this much or more. */
+    static final int WAKE_BYTES = 256 * 1024;
+    /** Bytes a look must find for the thread to keep looking on its own: about 32 MB/s at one look a millisecond. */
+    static final int STREAM_BYTES = 32 * 1024;
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final VarHandle SLEEPING;
+
+    static {
+        try {
+            SLEEPING = MethodHandles.lookup().findVarHandle(FileThread.class, "sleeping", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final FileLog log;
+    private final int streamBytes;
+    private final Thread thread;
+    /** Set (volatile) by the thread before it sleeps; cleared by the CAS of the one appender that wakes it. */
+    @SuppressWarnings("unused")
+    private boolean sleeping;
+
+    FileThread(FileLog log) {
+        this(log, STREAM_BYTES, true);
+    }
+
+    /**
+     * With another threshold than {@link #STREAM_BYTES} and no thread to start or wake ({@code withThread}
+     * false): tests, which run the two halves of the sleep protocol on threads of their own.
+     */
+    FileThread(FileLog log, int streamBytes, boolean withThread) {
+        this.log = log;
+        this.streamBytes = streamBytes;
+        if (withThread) {
+            thread = new Thread(this::run, "jtrace-file-writer");
+            thread.setDaemon(true);
+        } else {
+            thread = null;
+        }
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /**
+     * An appender's commit crossed a {@link #WAKE_BYTES} boundary: wakes the thread if it sleeps, or is
+     * about to. Returns whether this call woke it.
+     */
+    boolean wakeIfAsleep() {
+        if ((boolean) SLEEPING.getVolatile(this) && SLEEPING.compareAndSet(this, true, false)) {
+            LockSupport.unpark(thread);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Announces that the thread goes to sleep, then looks at the ring once more (see the class comment):
+     * whether it may park, finding too little to write. {@link #endSleep} follows, parked or not.
+     */
+    boolean announceSleep() {
+        SLEEPING.setVolatile(this, true);
+        return log.unwrittenBytes() < streamBytes && !log.isClosed();
+    }
+
+    void endSleep() {
+        SLEEPING.setVolatile(this, false);
+    }
+
+    /** Wakes the thread whatever it is doing: the ring is full, or the log closed. */
+    void wake() {
+        LockSupport.unpark(thread);
+    }
+
+    private void run() {
+        while (!log.isClosed()) {
+            if (log.unwrittenBytes() >= streamBytes) {
+                log.consumeNow();
+                LockSupport.parkNanos(this, POLL_NANOS);
+                continue;
+            }
+            if (announceSleep()) {
+                LockSupport.park(this);
+            }
+            endSleep();
+            if (!log.isClosed()) {
+                // Woken by a crossing, a full ring or a flush (or for no reason): write what is there.
+                log.consumeNow();
+            }
+        }
+    }
+}
