@@ -16,6 +16,7 @@ import io.jtrace.shm.abi.SharedMemoryBuffer;
 import io.jtrace.shm.writer.TraceWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -39,13 +40,18 @@ class PromotionTest {
 
     /** A session streaming into a file, whose one data source hands its context to the test thread. */
     private final class Streamed {
-        final TracingService service = closer.add(new TracingService(new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE,
-                SharedMemoryBuffer.DEFAULT_PAGE_SIZE, dir, 16, 1024L * 1024 * 1024, 10_000)));
+        final TracingService service;
         final CompletableFuture<DataSourceContext> context = new CompletableFuture<>();
         final ConsumerEndpoint consumer;
         final Path file = dir.resolve("streamed.pftrace");
 
         Streamed() throws Exception {
+            this(SharedMemoryBuffer.DEFAULT_SIZE);
+        }
+
+        Streamed(int smbSize) throws Exception {
+            service = closer.add(new TracingService(new ServiceConfig(smbSize, SharedMemoryBuffer.DEFAULT_PAGE_SIZE, dir, 16,
+                    1024L * 1024 * 1024, 10_000)));
             TestDataSource source = new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> context.complete(ctx)));
             ProducerClient client = new ProducerClient("in-process", List.of(source));
             client.connect(p -> service.connectInProcessProducer(p, "in-process"));
@@ -234,5 +240,54 @@ class PromotionTest {
                 + atEnd.chunksWritten() + " at the end, " + live.getChunksWritten() + " while running");
         assertTrue(atEnd.chunksWritten() <= live.getChunksWritten() + 2, "and counts none of them twice: "
                 + atEnd.chunksWritten() + " at the end, " + live.getChunksWritten() + " while running");
+    }
+
+    /**
+     * A writer that appends its own chunks and loses packets to a full SMB (other writers hold every
+     * chunk) goes on appending them: its next chunk leads with a drop marker, which it leaves out of the
+     * file, flagging the packet after the loss with previous_packet_dropped and counting the loss in the
+     * buffer's statistics, as the service would. No chunk goes through the service for it.
+     */
+    @Test
+    void aWriterThatLostPacketsToAFullSmbKeepsAppendingItsChunksWithTheLossFlaggedAndCounted() throws Exception {
+        Streamed session = new Streamed(8 * SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
+        TraceWriter writer = session.writer();
+        int before = 300;
+        for (int i = 0; i < before; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        writer.flush();
+        // Other writers take every free chunk, one each, until one finds none.
+        List<TraceWriter> holders = new ArrayList<>();
+        do {
+            TraceWriter holder = session.writer();
+            TestPackets.write(holder, TAG + 1, holders.size());
+            holders.add(holder);
+        } while (holders.get(holders.size() - 1).droppedPackets() == 0);
+        TestPackets.write(writer, TAG, before);
+        assertEquals(1, writer.droppedPackets(), "the SMB was full");
+        holders.get(0).close(); // its chunk is appended and freed
+        int count = 600;
+        for (int i = before + 1; i < count; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        writer.close();
+        for (TraceWriter holder : holders.subList(1, holders.size())) {
+            holder.close();
+        }
+        BufferCounters counters = session.stop();
+
+        List<TracePacket> mine = ServiceTesting.withTag(session.fileNow(), TAG);
+        assertEquals(count - 1, mine.size(), "every packet but the dropped one");
+        for (int i = 0; i < mine.size(); i++) {
+            int index = i < before ? i : i + 1;
+            assertEquals(TestPackets.expected(TAG, index), TestPackets.withoutServiceFields(mine.get(i)), "packet " + index);
+            assertEquals(index == before + 1, mine.get(i).hasPreviousPacketDropped(),
+                    "previous_packet_dropped on the packet after the loss only, not on " + index);
+        }
+        // The writer's drop and the last holder's (whose marker-only chunk went out at its close).
+        assertEquals(2, counters.writerPacketLoss(), "the writers' losses, counted");
+        assertEquals(counters.chunksWritten(), counters.chunksPromoted(), "every chunk appended by its writer");
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
     }
 }

@@ -213,6 +213,11 @@ final class ChunkPacketReader {
         return Varints.putField(into, Varints.putField(into, pos, TRUSTED_UID_FIELD, uid), TRUSTED_PID_FIELD, pid);
     }
 
+    /** Appends previous_packet_dropped to a trailer of {@code length} bytes in {@code into}; returns the new length. */
+    static int previousPacketDropped(byte[] into, int length) {
+        return Varints.putField(into, length, PREVIOUS_PACKET_DROPPED_FIELD, 1);
+    }
+
     /** Appends first_packet_on_sequence to a trailer of {@code length} bytes in {@code into}; returns the new length. */
     static int firstOnSequence(byte[] into, int length) {
         return Varints.putField(into, length, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);

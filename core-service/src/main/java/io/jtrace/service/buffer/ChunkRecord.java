@@ -23,7 +23,7 @@ final class ChunkRecord {
     boolean complete;
     /**
      * A trusted writer's read-out hints (CommitRequest): where the payload's whole packets end, none of
-     * them a drop marker nor continued on the next chunk (-1 when not known), and the sequence id its
+     * them continued on the next chunk nor a drop marker but a leading one (-1 when not known), and the sequence id its
      * writer wrote into their slots (0 for none). When that id is the sequence's, the packets after the
      * first are copied to a file as one run, without a walk over their frames.
      */

@@ -9,7 +9,6 @@ import io.jtrace.shm.writer.ChunkPromoter;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One trusted writer's leave to append its complete chunks straight into its session's file, on its own
@@ -55,6 +54,7 @@ public final class Promotion {
     private static final VarHandle STATE;
     private static final VarHandle APPENDED_EVER;
     private static final VarHandle APPENDED_BYTES_EVER;
+    private static final VarHandle MARKERS_EVER;
 
     static {
         try {
@@ -62,6 +62,7 @@ public final class Promotion {
             STATE = lookup.findVarHandle(Promotion.class, "state", int.class);
             APPENDED_EVER = lookup.findVarHandle(Promotion.class, "appendedEver", long.class);
             APPENDED_BYTES_EVER = lookup.findVarHandle(Promotion.class, "appendedBytesEver", long.class);
+            MARKERS_EVER = lookup.findVarHandle(Promotion.class, "markersEver", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -84,11 +85,6 @@ public final class Promotion {
     static {
         BLOCKED.state = REVOKED;
     }
-
-    /** Longest a writer waits for room in the file's ring before its chunk goes through the service. */
-    private static final long FULL_WAIT_NANOS = 10_000_000;
-    /** One sleep of that wait. */
-    private static final long WAIT_STEP_NANOS = 50_000;
 
     @SuppressWarnings("unused")
     private volatile int state;
@@ -122,14 +118,24 @@ public final class Promotion {
     private long settledBytesEver;
     /** {@link #appendedEver} when the service last looked (service thread only). */
     private long appendedAtLastLook = -1;
-    /** Frame header of a chunk's first packet (tag, size) and its slot, read out of the SMB. */
-    private final byte[] head = new byte[1 + WireFormat.RESERVED_SIZE_BYTES];
-    private final byte[] frame = new byte[1 + 5];
+    /** The chunk being appended, parsed and framed. */
+    private final PromotedChunk chunk = new PromotedChunk();
     /**
-     * A chunk as appended, assembled for one write past the file's ring: allocated the first time this
-     * writer finds the ring full, and grown to the largest chunk it writes so.
+     * A chunk led with a drop marker (the writer lost packets before it) and no packet of the sequence
+     * went into the file since: the next one carries previous_packet_dropped.
      */
-    private byte[] assembled;
+    private boolean lossPending;
+    /** Whether a packet of the sequence went into the file (opening it: the first carries first_packet_on_sequence). */
+    private boolean packetAppended;
+    /** Drop markers appended (left out) since the last settlement, and ever (release store, as {@link #appendedEver}). */
+    private long markers;
+    @SuppressWarnings("unused")
+    private long markersEver;
+    private long settledMarkersEver;
+    /** The identity trailer with previous_packet_dropped (and first_packet_on_sequence, opening): built when needed. */
+    private final byte[] flaggedTrailer = new byte[ChunkPacketReader.TRAILER_MAX];
+    /** Length of the trailer {@link #firstPacketTrailer} returned last. */
+    private int firstTrailerLength;
 
     /** Granted by the service once chunk {@code nextChunkId - 1} of the sequence is in the file. */
     Promotion(int sequenceId, int nextChunkId, int targetBuffer, PromotionTarget target) {
@@ -244,120 +250,69 @@ public final class Promotion {
         int flags = ChunkHeader.flags(packetsWord);
         int count = ChunkHeader.packetCount(packetsWord);
         int payload = offset + ChunkHeader.SIZE;
+        int chunkSize = layout.chunkSize(abi.pageSize());
         if (abi.readChunkId(offset) != nextChunkId) {
             return BEHIND;
         }
-        if ((flags & ChunkHeader.FLAG_FILE_FRAMED) == 0 || (flags & NEEDS_THE_SERVICE) != 0 || count == 0
-                || payloadEnd < head.length
-                || payloadEnd > layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE) {
-            return REFUSED;
-        }
         ByteBuffer smb = abi.smb().buffer();
-        smb.get(payload, head, 0, head.length);
-        if (head[0] != WireFormat.TRACE_PACKET_TAG) {
+        if ((flags & ChunkHeader.FLAG_FILE_FRAMED) == 0 || (flags & NEEDS_THE_SERVICE) != 0
+                || payloadEnd > chunkSize - ChunkHeader.SIZE || !chunk.read(smb, payload, payloadEnd)) {
             return REFUSED;
         }
-        int size = head[1];
-        int sizeBytes = 1;
-        if (size < 0) {
-            size = WireFormat.redundantVarintAt(head, 1);
-            sizeBytes = WireFormat.RESERVED_SIZE_BYTES;
-        }
-        int body = 1 + sizeBytes;
-        if (size <= SLOT || size > payloadEnd - body) {
+        int packets = count - chunk.markers();
+        if (packets < 0 || (packets == 0) == chunk.hasPackets()) {
+            // The header's count and the frames disagree: the service walks them and counts what is wrong.
             return REFUSED;
         }
-        int rest = body + size;
-        smb.get(payload + rest - SLOT, head, 0, SLOT);
-        if (!WireFormat.isSequenceIdSlot(head, 0)) {
-            return REFUSED;
-        }
-        // The first packet as the service frames it: its slot replaced by the trusted identity (and, for
-        // the sequence's very first packet, first_packet_on_sequence).
-        boolean opening = opensSequence && nextChunkId == 0;
-        byte[] identity = opening ? openingTrailer : trailer;
-        int identityLength = opening ? openingTrailerLength : trailerLength;
-        int bodyLength = size - SLOT;
-        frame[0] = (byte) WireFormat.TRACE_PACKET_TAG;
-        int frameHeader = Varints.put(frame, 1, bodyLength + identityLength);
-        int restLength = payloadEnd - rest;
-        int length = frameHeader + bodyLength + identityLength + restLength;
-        if (file.bytes() + length > target.fileLimit()) {
-            return REFUSED;
-        }
-        long reservation = file.tryReserve(length);
-        if (reservation == FileAppender.FULL && file.makeRoom()) {
-            // The file thread was behind: this thread wrote the ring out, in large writes.
-            reservation = file.tryReserve(length);
-        }
-        long direct = reservation == FileAppender.FULL ? file.reserveDirect(length) : -1;
-        if (direct >= 0) {
-            // The ring is still full (a range in it still being copied by a thread that lost its CPU, or
-            // written out by one): this chunk goes into the file past it, written here, at its own position.
-            try {
-                // One write instead of four: the chunk is assembled first (a copy of a few KiB costs far
-                // less than the three system calls it saves).
-                if (assembled == null || assembled.length < length) {
-                    assembled = new byte[Math.max(length, layout.chunkSize(abi.pageSize()) + identityLength + frame.length)];
-                }
-                System.arraycopy(frame, 0, assembled, 0, frameHeader);
-                smb.get(payload + body, assembled, frameHeader, bodyLength);
-                System.arraycopy(identity, 0, assembled, frameHeader + bodyLength, identityLength);
-                smb.get(payload + rest, assembled, frameHeader + bodyLength + identityLength, restLength);
-                file.writeDirect(direct, 0, assembled, 0, length);
-            } finally {
-                file.endDirect(direct, count);
-            }
-        } else {
-            if (reservation == FileAppender.FULL) {
-                reservation = reserve(file, length);
-            }
-            if (reservation < 0) {
+        boolean loss = lossPending || chunk.markers() > 0;
+        if (chunk.hasPackets()) {
+            byte[] identity = firstPacketTrailer(loss);
+            int length = chunk.frame(identity, firstTrailerLength);
+            if (file.bytes() + length > target.fileLimit()) {
                 return REFUSED;
             }
-            file.put(reservation, 0, frame, 0, frameHeader);
-            file.put(reservation, frameHeader, smb, payload + body, bodyLength);
-            file.put(reservation, frameHeader + bodyLength, identity, 0, identityLength);
-            file.put(reservation, frameHeader + bodyLength + identityLength, smb, payload + rest, restLength);
-            file.commit(reservation, length, count);
+            long reservation = file.tryReserve(length);
+            if (reservation != FileAppender.FULL) {
+                chunk.copyInto(file, reservation);
+                file.commit(reservation, length, packets);
+            } else if (!chunk.appendToAFullRing(file, length, packets, chunkSize)) {
+                return REFUSED;
+            }
+            packetAppended = true;
+            loss = false;
         }
         // COMPLETE (this thread's own release) to BEING_READ to FREE: no one else takes a chunk that was
         // never handed to the commit thread, so both succeed; the caller marks the page free.
         abi.tryAcquireChunkForReading(page, index);
         abi.releaseChunkAsFree(page, index);
+        lossPending = loss;
+        markers += chunk.markers();
         nextChunkId++;
         chunks++;
-        int bytes = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
+        int bytes = chunkSize - ChunkHeader.SIZE;
         payloadBytes += bytes;
         // Only this thread writes them (owning the promotion): plain reads, release stores.
         APPENDED_EVER.setRelease(this, (long) APPENDED_EVER.get(this) + 1);
         APPENDED_BYTES_EVER.setRelease(this, (long) APPENDED_BYTES_EVER.get(this) + bytes);
+        MARKERS_EVER.setRelease(this, (long) MARKERS_EVER.get(this) + chunk.markers());
         return APPENDED;
     }
 
     /**
-     * The ring's space for a chunk, once it was found full, in a file that cannot be written past it (a
-     * pipe). The file thread is behind (busy threads, few cores: it waits for a CPU like any of them):
-     * this thread sleeps briefly, for at most {@link #FULL_WAIT_NANOS}, instead of losing the promotion
-     * (every later chunk would then wait for the service's turn on a CPU).
+     * The trailer that replaces the first packet's slot: the trusted identity, with
+     * previous_packet_dropped after a loss and first_packet_on_sequence when it opens the sequence. Its
+     * length in {@link #firstTrailerLength}.
      */
-    private static long reserve(FileAppender file, int length) {
-        long reservation = file.tryReserve(length);
-        long deadline = 0;
-        while (reservation == FileAppender.FULL) {
-            long now = System.nanoTime();
-            if (deadline == 0) {
-                deadline = now + FULL_WAIT_NANOS;
-            } else if (now - deadline > 0) {
-                break;
-            }
-            if (!file.makeRoom()) {
-                // Someone else is writing it out: leave the CPU to them (a yield would not, among many threads).
-                LockSupport.parkNanos(WAIT_STEP_NANOS);
-            }
-            reservation = file.tryReserve(length);
+    private byte[] firstPacketTrailer(boolean loss) {
+        boolean opening = opensSequence && !packetAppended;
+        if (!loss) {
+            firstTrailerLength = opening ? openingTrailerLength : trailerLength;
+            return opening ? openingTrailer : trailer;
         }
-        return reservation;
+        System.arraycopy(trailer, 0, flaggedTrailer, 0, trailerLength);
+        int length = ChunkPacketReader.previousPacketDropped(flaggedTrailer, trailerLength);
+        firstTrailerLength = opening ? ChunkPacketReader.firstOnSequence(flaggedTrailer, length) : length;
+        return flaggedTrailer;
     }
 
     /**
@@ -424,6 +379,9 @@ public final class Promotion {
         if (chunks == 0) {
             return;
         }
+        counters.writerPacketLoss += markers;
+        settledMarkersEver += markers;
+        markers = 0;
         SequenceState seq = buffer.sequence(producerId, writerId);
         long first = opensSequence && !seq.anyChunk ? TraceBuffer.ordinalOf(seq, nextChunkId - (int) chunks)
                 : seq.nextOrdinal;
@@ -433,9 +391,13 @@ public final class Promotion {
         if (opensSequence) {
             // As a trusted writer's sequence read from its chunk 0 (see SequenceReadOut).
             seq.awaitingIncrementalState = false;
-            seq.firstPacketEmitted = true;
+            seq.firstPacketEmitted = packetAppended;
             seq.sequenceId = sequenceId;
         }
+        // A loss the writer reported before its last chunk, with no packet after it yet: the service
+        // flags the sequence's next packet.
+        seq.lossPending |= lossPending;
+        lossPending = false;
         counters.chunksWritten += chunks;
         counters.chunksRead += chunks;
         counters.chunksPromoted += chunks;
@@ -470,6 +432,7 @@ public final class Promotion {
         live.chunksPromoted += chunksNow;
         live.bytesWritten += bytesNow;
         live.bytesRead += bytesNow;
+        live.writerPacketLoss += (long) MARKERS_EVER.getAcquire(this) - settledMarkersEver;
     }
 
     public int sequenceId() {

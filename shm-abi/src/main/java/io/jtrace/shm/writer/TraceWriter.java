@@ -73,7 +73,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     private int packetCount;
     /** End of the chunk's last whole packet: what the service may copy without walking the frames. */
     private int committedEnd;
-    /** A drop marker is among the chunk's frames: the service must walk them. */
+    /** A drop marker follows a packet in the chunk: the service must walk its frames. */
     private boolean chunkHasMarker;
     private int nextChunkId;
     /** Frame header of the packet {@link #tryReserve} made room for: {@link #SHORT_FRAME_HEADER} or {@link #FRAME_HEADER}. */
@@ -509,8 +509,11 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         smb.put(pos, (byte) WireFormat.TRACE_PACKET_TAG);
         smb.putInt(pos + 1, WireFormat.redundantVarint(WireFormat.DROPPED_PACKET_SIZE));
         proto.reset(smb, pos + FRAME_HEADER, chunkEnd);
+        // A marker that leads its chunk keeps the chunk's read-out hint: the service (and a promotion)
+        // take it for what it is and still know where the whole packets end. One after a packet does not.
+        chunkHasMarker |= packetCount > 0;
+        committedEnd = pos + FRAME_HEADER;
         packetCount++;
-        chunkHasMarker = true;
         dropPending = false;
         publish();
     }
@@ -542,8 +545,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     /**
      * Hands the chunk to the commit thread with what spares the service a walk over its frames: where
-     * its whole packets end ({@code payloadEnd}, from the payload's start; -1 when a drop marker or a
-     * packet that continues on the next chunk is among them) and the sequence id in their slots.
+     * its whole packets end ({@code payloadEnd}, from the payload's start; -1 when a drop marker after a
+     * packet, or a packet that continues on the next chunk, is among them) and the sequence id in their
+     * slots.
      */
     private void release(int handle, int payloadEnd) {
         int page = ChunkArbiter.pageOf(handle);

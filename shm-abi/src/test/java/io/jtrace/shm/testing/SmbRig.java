@@ -103,8 +103,8 @@ public final class SmbRig implements CommitSink, AutoCloseable {
 
     /**
      * What is wrong with a chunk's read-out hints (see {@link CommitRequest#add(int, int, int, int, int)}),
-     * or null: a known end must be where its last frame ends, with no drop marker and no continuing
-     * packet among its frames; every frame of such a chunk ends in a slot holding the writer's id, but a
+     * or null: a known end must be where its last frame ends, with no drop marker but a leading one and
+     * no continuing packet among its frames; every frame of such a chunk ends in a slot holding the writer's id, but a
      * first one that continues a packet (the packet may have been split inside its slot).
      */
     private static String hintBreach(Copy copy, int payloadEnd, int sequenceId) {
@@ -115,13 +115,18 @@ public final class SmbRig implements CommitSink, AutoCloseable {
             return "an end is given for a chunk whose last packet continues";
         }
         List<ChunkFrames.Frame> frames = copy.frames();
-        int end = frames.isEmpty() ? 0 : frames.get(frames.size() - 1).contentOffset() + frames.get(frames.size() - 1).size();
+        ChunkFrames.Frame last = frames.isEmpty() ? null : frames.get(frames.size() - 1);
+        // A drop marker has no content: it ends where its frame header does.
+        int end = last == null ? 0 : last.contentOffset() + (last.isDropMarker() ? 0 : last.size());
         if (end != payloadEnd) {
             return "frames end at " + end + ", the hint says " + payloadEnd;
         }
         for (ChunkFrames.Frame f : frames) {
             if (f.isDropMarker()) {
-                return "an end is given for a chunk with a drop marker";
+                if (f != frames.get(0)) {
+                    return "an end is given for a chunk with a drop marker after a packet";
+                }
+                continue;
             }
             if (f == frames.get(0) && copy.hasFlag(ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV)) {
                 continue;
