@@ -12,11 +12,14 @@ import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.buffer.BufferCounters;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.shm.abi.SharedMemoryBuffer;
+import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.stream.Collectors;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -243,21 +246,16 @@ class PromotionTest {
     }
 
     /**
-     * A writer that appends its own chunks and loses packets to a full SMB (other writers hold every
-     * chunk) goes on appending them: its next chunk leads with a drop marker, which it leaves out of the
-     * file, flagging the packet after the loss with previous_packet_dropped and counting the loss in the
-     * buffer's statistics, as the service would. No chunk goes through the service for it.
+     * Writes packets 0 to {@code before - 1}, then fills the SMB with writers that hold a chunk each
+     * until one finds none, loses packet {@code before} to the full SMB and frees one chunk again.
+     * Returns the writers still holding theirs.
      */
-    @Test
-    void aWriterThatLostPacketsToAFullSmbKeepsAppendingItsChunksWithTheLossFlaggedAndCounted() throws Exception {
-        Streamed session = new Streamed(8 * SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
-        TraceWriter writer = session.writer();
-        int before = 300;
+    private static List<TraceWriter> loseOnePacketToAFullSmb(Streamed session, TraceWriter writer, int before)
+            throws Exception {
         for (int i = 0; i < before; i++) {
             TestPackets.write(writer, TAG, i);
         }
         writer.flush();
-        // Other writers take every free chunk, one each, until one finds none.
         List<TraceWriter> holders = new ArrayList<>();
         do {
             TraceWriter holder = session.writer();
@@ -266,28 +264,99 @@ class PromotionTest {
         } while (holders.get(holders.size() - 1).droppedPackets() == 0);
         TestPackets.write(writer, TAG, before);
         assertEquals(1, writer.droppedPackets(), "the SMB was full");
-        holders.get(0).close(); // its chunk is appended and freed
+        holders.remove(0).close(); // its chunk is appended and freed
+        return holders;
+    }
+
+    /** A packet that clears the sequence's incremental state, as a track event writer's restart after a loss. */
+    private static void writeRestart(TraceWriter writer) {
+        ProtoWriter p = writer.beginPacket();
+        p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED);
+        writer.endPacket();
+    }
+
+    /**
+     * A writer that appends its own chunks and loses packets to a full SMB goes on appending them when it
+     * restarts its sequence after the loss: its next chunk leads with a drop marker, which it leaves out
+     * of the file, flagging the restart with previous_packet_dropped and counting the loss in the
+     * buffer's statistics, as the service would. No chunk goes through the service for it.
+     */
+    @Test
+    void aWriterThatLostPacketsToAFullSmbAndRestartsKeepsAppendingItsChunksWithTheLossFlaggedAndCounted()
+            throws Exception {
+        Streamed session = new Streamed(8 * SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
+        TraceWriter writer = session.writer();
+        int before = 300;
+        List<TraceWriter> holders = loseOnePacketToAFullSmb(session, writer, before);
+        writeRestart(writer);
         int count = 600;
         for (int i = before + 1; i < count; i++) {
             TestPackets.write(writer, TAG, i);
         }
         writer.close();
-        for (TraceWriter holder : holders.subList(1, holders.size())) {
+        for (TraceWriter holder : holders) {
+            holder.close();
+        }
+        BufferCounters counters = session.stop();
+
+        List<TracePacket> packets = session.fileNow();
+        assertAllButTheLostOneInOrder(packets, before, count);
+        List<TracePacket> flagged = packets.stream().filter(TracePacket::hasPreviousPacketDropped).collect(Collectors.toList());
+        assertEquals(1, flagged.size(), "one packet after a loss: " + flagged);
+        assertEquals(SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED, flagged.get(0).getSequenceFlags(), "the restart");
+        // The writer's drop and the last holder's (whose marker-only chunk went out at its close).
+        assertEquals(2, counters.writerPacketLoss(), "the writers' losses, counted");
+        assertEquals(counters.chunksWritten(), counters.chunksPromoted(), "every chunk appended by its writer");
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
+    }
+
+    /**
+     * A writer that does not restart its sequence after a loss (its next packet does not clear the
+     * incremental state) has that chunk go through the service, which decides which of its packets can
+     * be decoded: here all, as none needs the state, the first after the loss flagged
+     * previous_packet_dropped. Through the service, whose reads free its chunks later, the writer may
+     * lose more to the full SMB: every packet is in the file or counted by the writer.
+     */
+    @Test
+    void aWriterThatLostPacketsToAFullSmbWithoutARestartHasTheChunkAfterTheLossGoThroughTheService() throws Exception {
+        Streamed session = new Streamed(8 * SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
+        TraceWriter writer = session.writer();
+        int before = 300;
+        List<TraceWriter> holders = loseOnePacketToAFullSmb(session, writer, before);
+        int count = 600;
+        for (int i = before + 1; i < count; i++) {
+            TestPackets.write(writer, TAG, i);
+        }
+        long dropped = writer.droppedPackets();
+        writer.close();
+        for (TraceWriter holder : holders) {
             holder.close();
         }
         BufferCounters counters = session.stop();
 
         List<TracePacket> mine = ServiceTesting.withTag(session.fileNow(), TAG);
+        assertEquals(count, mine.size() + dropped, "every packet in the file or counted as dropped");
+        long last = -1;
+        for (TracePacket p : mine) {
+            assertTrue(p.getTimestamp() > last, "in order: " + p.getTimestamp() + " after " + last);
+            assertEquals(TestPackets.expected(TAG, p.getTimestamp()), TestPackets.withoutServiceFields(p));
+            last = p.getTimestamp();
+        }
+        TracePacket afterTheLoss = mine.get(before);
+        assertTrue(afterTheLoss.getTimestamp() > before && afterTheLoss.hasPreviousPacketDropped(),
+                "the packet after the loss, flagged by the service: " + afterTheLoss);
+        assertTrue(counters.writerPacketLoss() >= 2, "the writers' losses, counted: " + counters.writerPacketLoss());
+        assertTrue(counters.chunksPromoted() < counters.chunksWritten(), "the chunk after the loss went through the service");
+        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
+    }
+
+    /** The writer's packets tagged {@link #TAG} in the file: all of 0..count-1 but {@code lost}, in order. */
+    private static void assertAllButTheLostOneInOrder(List<TracePacket> packets, int lost, int count) {
+        List<TracePacket> mine = ServiceTesting.withTag(packets, TAG);
         assertEquals(count - 1, mine.size(), "every packet but the dropped one");
         for (int i = 0; i < mine.size(); i++) {
-            int index = i < before ? i : i + 1;
+            int index = i < lost ? i : i + 1;
             assertEquals(TestPackets.expected(TAG, index), TestPackets.withoutServiceFields(mine.get(i)), "packet " + index);
-            assertEquals(index == before + 1, mine.get(i).hasPreviousPacketDropped(),
-                    "previous_packet_dropped on the packet after the loss only, not on " + index);
         }
-        // The writer's drop and the last holder's (whose marker-only chunk went out at its close).
-        assertEquals(2, counters.writerPacketLoss(), "the writers' losses, counted");
-        assertEquals(counters.chunksWritten(), counters.chunksPromoted(), "every chunk appended by its writer");
-        assertEquals(counters.chunksWritten(), counters.chunksRead(), "every chunk written was read");
     }
 }

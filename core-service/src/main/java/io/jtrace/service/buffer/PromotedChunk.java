@@ -39,6 +39,8 @@ final class PromotedChunk {
     private int restStart;
     private int restLength;
     private int markers;
+    /** The first packet's body, copied out to read its flags after a loss (grown as needed). */
+    private byte[] firstBody = new byte[0];
     /**
      * The chunk assembled for one write past the file's ring: allocated the first time this writer finds
      * the ring full, and grown to the largest chunk it writes so.
@@ -99,6 +101,19 @@ final class PromotedChunk {
     /** Drop markers the chunk led with (0 or 1): the writer's own count of a loss, for the service's counters. */
     int markers() {
         return markers;
+    }
+
+    /**
+     * Whether the chunk's first packet clears its sequence's incremental state: after a loss, what the
+     * service requires before it passes on packets that need that state (see ChunkPacketReader), and
+     * what a writer's restart after its drops writes first.
+     */
+    boolean firstPacketClearsIncrementalState() {
+        if (firstBody.length < bodyLength) {
+            firstBody = new byte[bodyLength];
+        }
+        smb.get(payload + bodyStart, firstBody, 0, bodyLength);
+        return (SequenceFlags.of(firstBody, 0, bodyLength) & SequenceFlags.INCREMENTAL_STATE_CLEARED) != 0;
     }
 
     /** Whether the chunk holds a packet besides its marker: false, nothing goes into the file. */

@@ -265,6 +265,11 @@ public final class Promotion {
             return REFUSED;
         }
         boolean loss = lossPending || chunk.markers() > 0;
+        if (loss && chunk.hasPackets() && !chunk.firstPacketClearsIncrementalState()) {
+            // After a loss the service passes on no packet that needs the sequence's incremental state
+            // until one clears it (the lost packets may have carried what they refer to): it sorts them.
+            return REFUSED;
+        }
         if (chunk.hasPackets()) {
             byte[] identity = firstPacketTrailer(loss);
             int length = chunk.frame(identity, firstTrailerLength);
@@ -376,6 +381,8 @@ public final class Promotion {
      * buffer's counts, as if it had read them itself.
      */
     void settle(TraceBuffer buffer, BufferCounters counters, int producerId, int writerId) {
+        // The owner's fields, plain: the service owns the promotion here (revoked, or held), and the
+        // writer's release store of the state published them.
         if (chunks == 0) {
             return;
         }

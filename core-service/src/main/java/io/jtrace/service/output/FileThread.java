@@ -30,6 +30,8 @@ final class FileThread {
     /** Bytes a look must find for the thread to keep looking on its own: about 32 MB/s at one look a millisecond. */
     static final int STREAM_BYTES = 32 * 1024;
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Looks that moved nothing double the wait, up to 128 ms. */
+    private static final int MAX_BACK_OFF_SHIFT = 7;
 
     private static final VarHandle SLEEPING;
 
@@ -102,12 +104,16 @@ final class FileThread {
     }
 
     private void run() {
+        int idleLooks = 0;
         while (!log.isClosed()) {
             if (log.unwrittenBytes() >= streamBytes) {
-                log.consumeNow();
-                LockSupport.parkNanos(this, POLL_NANOS);
+                // A look that moved nothing: a range still being copied in holds the rest back (or one
+                // whose appender failed never will be committed): look again less and less often.
+                idleLooks = log.consumeNow() ? 0 : Math.min(idleLooks + 1, MAX_BACK_OFF_SHIFT);
+                LockSupport.parkNanos(this, POLL_NANOS << idleLooks);
                 continue;
             }
+            idleLooks = 0;
             if (announceSleep()) {
                 LockSupport.park(this);
             }
