@@ -6,8 +6,6 @@ import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -89,18 +87,8 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     /** A nested message of the open packet outgrew what a size field holds (2^28 − 1): drop it at its end. */
     private boolean oversized;
     private ByteBuffer scratch;
-    /**
-     * Every packet dropped. Written by the owner thread only, with a release store (see
-     * {@link #recordDrop}); other threads read it with acquire ({@link #droppedRecords}).
-     */
-    private long droppedPackets;
-    /**
-     * Of {@link #droppedPackets}, those dropped while {@link #describing} was on. Owner thread writes,
-     * always before the release store of {@link #droppedPackets} that counts the same drop; opaque
-     * accesses, so a reader on another thread never sees half a long.
-     */
-    private long droppedDescriptive;
-    private boolean describing;
+    /** Packets dropped, and of those the descriptive ones: counted here, read by any thread. */
+    private final DropCount drops = new DropCount();
     private long packetsWritten;
     /**
      * Moves whenever a reader may lack what this writer wrote before: at every drop, and, for a writer
@@ -109,19 +97,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      */
     private long restartEpoch;
     private boolean restartEachChunk;
-
-    private static final VarHandle DROPPED;
-    private static final VarHandle DROPPED_DESCRIPTIVE;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DROPPED = lookup.findVarHandle(TraceWriter.class, "droppedPackets", long.class);
-            DROPPED_DESCRIPTIVE = lookup.findVarHandle(TraceWriter.class, "droppedDescriptive", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     public TraceWriter(ChunkArbiter arbiter, int targetBuffer) {
         this(arbiter, targetBuffer, SmbFullPolicy.DROP);
@@ -165,7 +140,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     /** Owner thread: packets this writer had to drop because the SMB was full. */
     public long droppedPackets() {
-        return droppedPackets;
+        return drops.all();
     }
 
     /**
@@ -174,18 +149,16 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
      * apart, so {@link #droppedRecords} leaves them out.
      */
     public void describing(boolean on) {
-        describing = on;
+        drops.describing(on);
     }
 
     /**
-     * Any thread: packets dropped while not {@link #describing}, i.e. the caller's
-     * records. From another thread a figure that may trail the writer, and may for a moment miss a drop,
-     * but never counts a descriptive packet: the acquire load of the total sees every descriptive drop
-     * counted before it, and the descriptive count is read after it.
+     * Any thread: packets dropped while not {@link #describing}, i.e. the caller's records. From another
+     * thread a figure that may trail the writer, and may for a moment miss a drop, but never counts a
+     * descriptive packet (see {@link DropCount}).
      */
     public long droppedRecords() {
-        long all = (long) DROPPED.getAcquire(this);
-        return Math.max(0, all - (long) DROPPED_DESCRIPTIVE.getOpaque(this));
+        return drops.droppedRecords();
     }
 
     /** See {@link #restartEpoch}: moves at every drop and, if {@link #restartEachChunk}, at every new chunk. */
@@ -519,11 +492,7 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
     }
 
     private void recordDrop() {
-        if (describing) {
-            DROPPED_DESCRIPTIVE.setOpaque(this, droppedDescriptive + 1);
-        }
-        // Release: publishes the descriptive count above to a reader that loads this with acquire.
-        DROPPED.setRelease(this, droppedPackets + 1);
+        drops.count();
         restartEpoch++;
         dropPending = true;
     }
