@@ -213,14 +213,21 @@ final class ChunkPacketReader {
         return Varints.putField(into, Varints.putField(into, pos, TRUSTED_UID_FIELD, uid), TRUSTED_PID_FIELD, pid);
     }
 
-    /** Appends previous_packet_dropped to a trailer of {@code length} bytes in {@code into}; returns the new length. */
-    static int previousPacketDropped(byte[] into, int length) {
-        return Varints.putField(into, length, PREVIOUS_PACKET_DROPPED_FIELD, 1);
-    }
-
-    /** Appends first_packet_on_sequence to a trailer of {@code length} bytes in {@code into}; returns the new length. */
-    static int firstOnSequence(byte[] into, int length) {
-        return Varints.putField(into, length, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
+    /**
+     * Writes into {@code into} the identity trailer {@code identity[0, identityLength)} followed by
+     * previous_packet_dropped ({@code dropped}) and first_packet_on_sequence ({@code first}); returns
+     * its length. For the rare packet after a loss or opening its sequence: here and in a promotion.
+     */
+    static int flaggedTrailer(byte[] into, byte[] identity, int identityLength, boolean dropped, boolean first) {
+        System.arraycopy(identity, 0, into, 0, identityLength);
+        int pos = identityLength;
+        if (dropped) {
+            pos = Varints.putField(into, pos, PREVIOUS_PACKET_DROPPED_FIELD, 1);
+        }
+        if (first) {
+            pos = Varints.putField(into, pos, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
+        }
+        return pos;
     }
 
     /** A broken frame: the rest of the chunk is lost, and a copy that replaces it is not read again. */
@@ -310,17 +317,10 @@ final class ChunkPacketReader {
 
     /** Fills {@link #flaggedTrailer} for a packet after a loss or opening its sequence, and clears those states. */
     private int flaggedTrailer(SequenceState seq) {
-        System.arraycopy(trailer, 0, flaggedTrailer, 0, withIdentity);
-        int pos = withIdentity;
-        if (seq.lossPending) {
-            pos = Varints.putField(flaggedTrailer, pos, PREVIOUS_PACKET_DROPPED_FIELD, 1);
-            seq.lossPending = false;
-        }
-        if (!seq.firstPacketEmitted) {
-            pos = Varints.putField(flaggedTrailer, pos, FIRST_PACKET_ON_SEQUENCE_FIELD, 1);
-            seq.firstPacketEmitted = true;
-        }
-        return pos;
+        int length = flaggedTrailer(flaggedTrailer, trailer, withIdentity, seq.lossPending, !seq.firstPacketEmitted);
+        seq.lossPending = false;
+        seq.firstPacketEmitted = true;
+        return length;
     }
 
     private static byte[] concat(byte[] head, byte[] data, int start, int size) {

@@ -29,8 +29,8 @@ public interface FileAppender {
      */
     long reserveDirect(int length);
 
-    /** Writes {@code src[offset, offset + length)} {@code at} bytes into a reservation past the ring. */
-    void writeDirect(long reservation, int at, byte[] src, int offset, int length);
+    /** Writes {@code src[0, length)}, the whole of a reservation past the ring, in one write. */
+    void writeDirect(long reservation, byte[] src, int length);
 
     /** The writes of a reservation past the ring ({@link #reserveDirect}) are done: they held {@code packets} packets. */
     void endDirect(long reservation, int packets);

@@ -184,7 +184,7 @@ final class PromotedChunk {
         smb.get(payload + bodyStart, assembled, frameHeader, bodyLength);
         System.arraycopy(identity, 0, assembled, frameHeader + bodyLength, identityLength);
         smb.get(payload + restStart, assembled, frameHeader + bodyLength + identityLength, restLength);
-        file.writeDirect(direct, 0, assembled, 0, length);
+        file.writeDirect(direct, assembled, length);
     }
 
     /**

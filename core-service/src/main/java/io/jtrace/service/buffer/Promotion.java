@@ -93,29 +93,25 @@ public final class Promotion {
     private final PromotionTarget target;
     /** Whether the writer took this promotion itself at its chunk 0: it then opens its sequence. */
     private final boolean opensSequence;
-    /** The trusted identity appended to a chunk's first packet, and with first_packet_on_sequence. */
+    /** The trusted identity appended to a chunk's first packet. */
     private final byte[] trailer = new byte[ChunkPacketReader.TRAILER_MAX];
     private final int trailerLength;
-    private final byte[] openingTrailer = new byte[ChunkPacketReader.TRAILER_MAX];
-    private final int openingTrailerLength;
     // ---- the owner's (see the class comment) ----
     /** The chunk id the writer's next chunk must carry to be appended. */
     private int nextChunkId;
-    /** Chunks appended since the last settlement, and their payload bytes (what a buffer counts for them). */
-    private long chunks;
-    private long payloadBytes;
     /**
-     * Chunks, and their payload bytes, appended ever: the service reads them without owning the
-     * promotion, to tell a busy writer and for live statistics. The writer stores them with release
-     * (no fence on x86, unlike a volatile store), the service loads them with acquire.
+     * Chunks, their payload bytes (what a buffer counts for them) and the drop markers among them,
+     * appended ever: the service reads them without owning the promotion, to tell a busy writer and for
+     * live statistics. The writer stores them with release (no fence on x86, unlike a volatile store),
+     * the service loads them with acquire; a settlement, owning the promotion, reads them plainly.
      */
-    @SuppressWarnings("unused")
     private long appendedEver;
-    @SuppressWarnings("unused")
     private long appendedBytesEver;
+    private long markersEver;
     /** Of those, what settlements have counted (service thread only). */
     private long settledEver;
     private long settledBytesEver;
+    private long settledMarkersEver;
     /** {@link #appendedEver} when the service last looked (service thread only). */
     private long appendedAtLastLook = -1;
     /** The chunk being appended, parsed and framed. */
@@ -127,12 +123,7 @@ public final class Promotion {
     private boolean lossPending;
     /** Whether a packet of the sequence went into the file (opening it: the first carries first_packet_on_sequence). */
     private boolean packetAppended;
-    /** Drop markers appended (left out) since the last settlement, and ever (release store, as {@link #appendedEver}). */
-    private long markers;
-    @SuppressWarnings("unused")
-    private long markersEver;
-    private long settledMarkersEver;
-    /** The identity trailer with previous_packet_dropped (and first_packet_on_sequence, opening): built when needed. */
+    /** The identity trailer with previous_packet_dropped or first_packet_on_sequence: built when needed. */
     private final byte[] flaggedTrailer = new byte[ChunkPacketReader.TRAILER_MAX];
     /** Length of the trailer {@link #firstPacketTrailer} returned last. */
     private int firstTrailerLength;
@@ -158,8 +149,6 @@ public final class Promotion {
         this.target = target;
         this.opensSequence = opensSequence;
         this.trailerLength = ChunkPacketReader.identityTrailer(trailer, sequenceId, target.uid(), target.pid());
-        System.arraycopy(trailer, 0, openingTrailer, 0, trailerLength);
-        this.openingTrailerLength = ChunkPacketReader.firstOnSequence(openingTrailer, trailerLength);
         if (opensSequence) {
             state = IN_USE;
         }
@@ -291,15 +280,14 @@ public final class Promotion {
         abi.tryAcquireChunkForReading(page, index);
         abi.releaseChunkAsFree(page, index);
         lossPending = loss;
-        markers += chunk.markers();
         nextChunkId++;
-        chunks++;
         int bytes = chunkSize - ChunkHeader.SIZE;
-        payloadBytes += bytes;
         // Only this thread writes them (owning the promotion): plain reads, release stores.
         APPENDED_EVER.setRelease(this, (long) APPENDED_EVER.get(this) + 1);
         APPENDED_BYTES_EVER.setRelease(this, (long) APPENDED_BYTES_EVER.get(this) + bytes);
-        MARKERS_EVER.setRelease(this, (long) MARKERS_EVER.get(this) + chunk.markers());
+        if (chunk.markers() > 0) {
+            MARKERS_EVER.setRelease(this, (long) MARKERS_EVER.get(this) + chunk.markers());
+        }
         return APPENDED;
     }
 
@@ -310,13 +298,11 @@ public final class Promotion {
      */
     private byte[] firstPacketTrailer(boolean loss) {
         boolean opening = opensSequence && !packetAppended;
-        if (!loss) {
-            firstTrailerLength = opening ? openingTrailerLength : trailerLength;
-            return opening ? openingTrailer : trailer;
+        if (!loss && !opening) {
+            firstTrailerLength = trailerLength;
+            return trailer;
         }
-        System.arraycopy(trailer, 0, flaggedTrailer, 0, trailerLength);
-        int length = ChunkPacketReader.previousPacketDropped(flaggedTrailer, trailerLength);
-        firstTrailerLength = opening ? ChunkPacketReader.firstOnSequence(flaggedTrailer, length) : length;
+        firstTrailerLength = ChunkPacketReader.flaggedTrailer(flaggedTrailer, trailer, trailerLength, loss, opening);
         return flaggedTrailer;
     }
 
@@ -383,12 +369,12 @@ public final class Promotion {
     void settle(TraceBuffer buffer, BufferCounters counters, int producerId, int writerId) {
         // The owner's fields, plain: the service owns the promotion here (revoked, or held), and the
         // writer's release store of the state published them.
+        long chunks = appendedEver - settledEver;
         if (chunks == 0) {
             return;
         }
-        counters.writerPacketLoss += markers;
-        settledMarkersEver += markers;
-        markers = 0;
+        long bytes = appendedBytesEver - settledBytesEver;
+        long markers = markersEver - settledMarkersEver;
         SequenceState seq = buffer.sequence(producerId, writerId);
         long first = opensSequence && !seq.anyChunk ? TraceBuffer.ordinalOf(seq, nextChunkId - (int) chunks)
                 : seq.nextOrdinal;
@@ -408,12 +394,12 @@ public final class Promotion {
         counters.chunksWritten += chunks;
         counters.chunksRead += chunks;
         counters.chunksPromoted += chunks;
-        counters.bytesWritten += payloadBytes;
-        counters.bytesRead += payloadBytes;
+        counters.bytesWritten += bytes;
+        counters.bytesRead += bytes;
+        counters.writerPacketLoss += markers;
         settledEver += chunks;
-        settledBytesEver += payloadBytes;
-        chunks = 0;
-        payloadBytes = 0;
+        settledBytesEver += bytes;
+        settledMarkersEver += markers;
     }
 
     /**

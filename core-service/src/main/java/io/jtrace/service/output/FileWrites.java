@@ -128,9 +128,9 @@ final class FileWrites {
         }
     }
 
-    /** Writes {@code src[offset, offset + length)} {@code at} bytes into a reservation past the ring. */
-    void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
-        write(ByteBuffer.wrap(src, offset, length).slice(), length, (reservation & POSITION_MASK) + at);
+    /** Writes {@code src[0, length)}, the whole of a reservation past the ring, in one write. */
+    void writeDirect(long reservation, byte[] src, int length) {
+        write(ByteBuffer.wrap(src, 0, length), length, reservation & POSITION_MASK);
     }
 
     /** The writes of a reservation past the ring ({@link #reserveDirect}) are done: they held {@code packets} packets. */

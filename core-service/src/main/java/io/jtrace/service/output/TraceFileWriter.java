@@ -137,8 +137,8 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
     }
 
     @Override
-    public void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
-        log.file().writeDirect(reservation, at, src, offset, length);
+    public void writeDirect(long reservation, byte[] src, int length) {
+        log.file().writeDirect(reservation, src, length);
     }
 
     @Override

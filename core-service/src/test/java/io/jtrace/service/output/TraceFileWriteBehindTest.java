@@ -142,10 +142,8 @@ class TraceFileWriteBehindTest {
     @Test
     void anAppenderThatFindsTheRingFullIsToldAtOnceAndTheFileKeepsTheOrderOfReservation() throws IOException {
         Path file = dir.resolve("full.bin");
-        byte[] ones = new byte[512];
-        byte[] twos = new byte[512];
-        java.util.Arrays.fill(ones, (byte) 1);
-        java.util.Arrays.fill(twos, (byte) 2);
+        byte[] ones = filled(512, (byte) 1);
+        byte[] twos = filled(512, (byte) 2);
         try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
             long first = log.tryReserve(512);
             long second = log.tryReserve(512);
@@ -161,9 +159,7 @@ class TraceFileWriteBehindTest {
             System.arraycopy(ones, 0, expected, 0, 512);
             System.arraycopy(twos, 0, expected, 512, 512);
             assertArrayEquals(expected, Files.readAllBytes(file), "first reserved, first in the file");
-            long whole = log.tryReserve(1024);
-            assertTrue(whole >= 0, "written: the whole ring is free again");
-            log.commit(whole, 1024, 0);
+            assertTheWholeRingIsFree(log, 1024);
         }
     }
 
@@ -196,9 +192,7 @@ class TraceFileWriteBehindTest {
             System.arraycopy(later, 0, expected, 100, 300);
             assertArrayEquals(expected, Files.readAllBytes(file), "the hole filled, nothing written twice");
             assertEquals(2, log.packetsWritten());
-            long whole = log.tryReserve(1024);
-            assertTrue(whole >= 0, "all written: the whole ring is free again");
-            log.commit(whole, 1024, 0);
+            assertTheWholeRingIsFree(log, 1024);
         }
     }
 
@@ -295,8 +289,7 @@ class TraceFileWriteBehindTest {
             assertEquals(FileLog.FULL, log.tryReserve(600), "precondition: the ring is full");
             long direct = log.file().reserveDirect(600);
             assertEquals(600, direct, "after the ring's range (the first epoch's reservation is its position)");
-            log.file().writeDirect(direct, 0, directBytes, 0, 100);
-            log.file().writeDirect(direct, 100, directBytes, 100, 500);
+            log.file().writeDirect(direct, directBytes, 600);
             log.file().endDirect(direct, 1);
             assertEquals(1200, log.position());
             log.sync();
@@ -330,7 +323,7 @@ class TraceFileWriteBehindTest {
         });
         Thread.sleep(200);
         assertFalse(closing.isDone(), "close waits while a write past the ring is under way");
-        log.file().writeDirect(reservation, 0, filled(10, (byte) 5), 0, 10);
+        log.file().writeDirect(reservation, filled(10, (byte) 5), 10);
         log.file().endDirect(reservation, 1);
         closing.get(60, TimeUnit.SECONDS);
         assertArrayEquals(filled(10, (byte) 5), Files.readAllBytes(file));
@@ -362,10 +355,10 @@ class TraceFileWriteBehindTest {
             }
             assertEquals(1, after >>> 62, "the flush began: a new write past the ring counts in the next epoch");
             assertFalse(flushing.isDone(), "the flush waits for the write under way when it began");
-            log.file().writeDirect(before, 0, filled(10, (byte) 6), 0, 10);
+            log.file().writeDirect(before, filled(10, (byte) 6), 10);
             log.file().endDirect(before, 1);
             flushing.get(60, TimeUnit.SECONDS);
-            log.file().writeDirect(after, 0, filled(1, (byte) 7), 0, 1);
+            log.file().writeDirect(after, filled(1, (byte) 7), 1);
             log.file().endDirect(after, 1);
         }
     }
@@ -412,6 +405,43 @@ class TraceFileWriteBehindTest {
                 throw new UncheckedIOException(e);
             }
         });
+    }
+
+    /** Everything was written out: a range as large as the ring fits again (committed empty, so close ends). */
+    private static void assertTheWholeRingIsFree(FileLog log, int capacity) {
+        long whole = log.tryReserve(capacity);
+        assertTrue(whole >= 0, "all written: the whole ring is free again");
+        log.commit(whole, capacity, 0);
+    }
+
+    /**
+     * The file thread writes a stream out by itself, without a flush: appends that cross its wake mark
+     * reach the file while nobody syncs, and the thread keeps up with more while the stream goes on.
+     */
+    @Test
+    void theFileThreadWritesAStreamOutWithoutAFlush() throws Exception {
+        Path file = dir.resolve("streamed.bin");
+        int range = 8 * 1024;
+        int ranges = 4 * FileThread.WAKE_BYTES / range;
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        try (FileLog log = new FileLog(TraceFileChannel.open(file))) {
+            for (int i = 0; i < ranges; i++) {
+                byte[] bytes = filled(range, (byte) i);
+                long reservation = log.tryReserve(range);
+                assertTrue(reservation >= 0, "the ring holds four wake marks' worth");
+                log.put(reservation, 0, bytes, 0, range);
+                log.commit(reservation, range, 1);
+                expected.write(bytes);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (Files.size(file) < (long) range * ranges) {
+                assertTrue(System.nanoTime() < deadline, "the file thread never wrote the stream out: "
+                        + Files.size(file) + " of " + (long) range * ranges + " bytes");
+                Thread.sleep(5);
+            }
+            assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file), "every range, in order, unsynced");
+            assertEquals(ranges, log.packetsWritten());
+        }
     }
 
     private static byte[] filled(int length, byte value) {

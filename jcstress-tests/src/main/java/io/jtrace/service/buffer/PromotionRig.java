@@ -108,7 +108,7 @@ public final class PromotionRig {
         }
 
         @Override
-        public void writeDirect(long reservation, int at, byte[] src, int offset, int length) {
+        public void writeDirect(long reservation, byte[] src, int length) {
             throw new AssertionError("never reserved");
         }
 

@@ -116,15 +116,7 @@ public final class InMemoryFileLog {
      * does; false if the log refused (closed).
      */
     public boolean tryDirect(int length, byte value) {
-        long reservation = log.file().reserveDirect(length);
-        if (reservation < 0) {
-            return false;
-        }
-        byte[] bytes = new byte[length];
-        java.util.Arrays.fill(bytes, value);
-        log.file().writeDirect(reservation, 0, bytes, 0, length);
-        log.file().endDirect(reservation, 1);
-        return true;
+        return tryDirectInEpoch(length, value) >= 0;
     }
 
     /**
@@ -138,7 +130,7 @@ public final class InMemoryFileLog {
         }
         byte[] bytes = new byte[length];
         java.util.Arrays.fill(bytes, value);
-        log.file().writeDirect(reservation, 0, bytes, 0, length);
+        log.file().writeDirect(reservation, bytes, length);
         log.file().endDirect(reservation, 1);
         return (int) (reservation >>> 62);
     }
