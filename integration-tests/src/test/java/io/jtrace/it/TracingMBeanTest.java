@@ -77,8 +77,7 @@ class TracingMBeanTest {
             target.process.getOutputStream().write('\n');
             target.process.getOutputStream().flush();
             // The agent counts a dropped event at once; the service counts a writer's drop when it reads the
-            // chunk that marks it, which for a ring is at the session's end (the jmx module's tests cover
-            // that count in notifications).
+            // chunk that marks it, which for a ring is at the session's end (checked after the stop below).
             long newWriterPacketLoss = 0;
             long newEventsLost = 0;
             CompositeData last = null;
@@ -103,6 +102,18 @@ class TracingMBeanTest {
                     "the Sessions attribute counts the same losses: " + session);
             assertTrue((Long) session.get("eventsLost") >= (Long) data.get("eventsLost"),
                     "the Sessions attribute counts the same events: " + session);
+
+            // The writers' drops: the service counts them as it reads the ring out, at the stop; the next
+            // look at the stopped session notifies them.
+            server.invoke(name, "stop", new Object[] {"flood"}, new String[] {String.class.getName()});
+            long stoppedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (newWriterPacketLoss == 0 && System.nanoTime() < stoppedBy) {
+                Notification n = lost.poll(1, TimeUnit.SECONDS);
+                if (n != null) {
+                    newWriterPacketLoss += (Long) ((CompositeData) n.getUserData()).get("newWriterPacketLoss");
+                }
+            }
+            assertTrue(newWriterPacketLoss > 0, "writer drops are notified: " + sessions(server, name));
         }
     }
 
