@@ -14,9 +14,6 @@ import io.jtrace.protos.DataSourceConfig;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.writer.TraceWriter;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +55,6 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private final AgentBridge bridge;
     /** Sessions served at once; a category's session mask has a bit per slot. */
     public static final int MAX_SESSIONS = AgentBridge.MAX_SESSIONS;
-    private static final int STOPPED_SESSIONS_KEPT = 32;
     /**
      * The running instances by slot (null where free). Copy on write: the producer thread publishes a
      * new array with a volatile store at start/stop, before it sets (start) or after it clears (stop)
@@ -76,18 +72,8 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
     private final HotSequenceTable hotMemos = new HotSequenceTable();
     /** Platform threads' own sequences: the budget, their holders, closing and reaping them. */
     private final OwnedSequences owned = new OwnedSequences(hotMemos);
-    /**
-     * The final loss count of the last {@link #STOPPED_SESSIONS_KEPT} sessions that stopped, by tracing
-     * session id, for the control surfaces' report of an ended session. Guarded by itself.
-     */
-    private final Map<Long, Long> stoppedLosses = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
-            return size() > STOPPED_SESSIONS_KEPT;
-        }
-    };
-    /** Sessions uninstalled whose final loss is not recorded yet (guarded by {@link #stoppedLosses}). */
-    private final Map<Long, ActiveSession> stopping = new HashMap<>();
+    /** Sessions' losses as the control surfaces read them, live and final. */
+    private final SessionLosses losses = new SessionLosses(owned);
     /** Racy on purpose: at worst a second thread logs the same warning once more. */
     private boolean failureLogged;
 
@@ -137,9 +123,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     /** Producer thread: takes {@code session} out of its slot and out of the categories' masks. */
     void uninstall(ActiveSession session) {
-        synchronized (stoppedLosses) {
-            stopping.put(session.tracingSessionId(), session);
-        }
+        losses.stopping(session);
         ActiveSession[] next = sessions.clone();
         next[session.slot()] = null;
         sessions = next;
@@ -148,16 +132,10 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
 
     /**
      * Producer thread, at {@code session}'s stop, once its writers are closed: its final loss, kept for
-     * {@link #lostEvents} and returned for the trace. Taken under the lock a live reading checks before it
-     * answers, so no figure shown before or after is above it.
+     * {@link #lostEvents} and returned for the trace (see {@link SessionLosses}).
      */
     long stopped(ActiveSession session) {
-        synchronized (stoppedLosses) {
-            long lost = session.settledLostEvents(() -> owned.droppedByOpenWriters(session));
-            stopping.remove(session.tracingSessionId());
-            stoppedLosses.put(session.tracingSessionId(), lost);
-            return lost;
-        }
+        return losses.stopped(session);
     }
 
     /**
@@ -168,22 +146,7 @@ public final class TrackEventDataSource implements DataSource, TrackEventBackend
      * the count its trace holds ({@link #LOST_EVENTS_TRACK}), at least every live figure shown before.
      */
     public long lostEvents(long tracingSessionId) {
-        for (ActiveSession s : sessions) {
-            if (s != null && s.tracingSessionId() == tracingSessionId) {
-                long live = s.lostEvents(() -> owned.droppedByOpenWriters(s));
-                synchronized (stoppedLosses) {
-                    // Stopped meanwhile: the final figure, which took this reading into account.
-                    return stoppedLosses.getOrDefault(tracingSessionId, live);
-                }
-            }
-        }
-        synchronized (stoppedLosses) {
-            ActiveSession s = stopping.get(tracingSessionId);
-            if (s != null) {
-                return s.lostEvents(() -> owned.droppedByOpenWriters(s));
-            }
-            return stoppedLosses.getOrDefault(tracingSessionId, -1L);
-        }
+        return losses.lostEvents(sessions, tracingSessionId);
     }
 
     /** Producer thread: closes the own sequences of threads that have ended (see {@link OwnedSequences}). */

@@ -1,8 +1,6 @@
 package io.jtrace.shm.writer;
 
 import io.jtrace.shm.abi.ChunkHeader;
-import io.jtrace.shm.abi.PageLayout;
-import io.jtrace.shm.abi.SharedMemoryAbi;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.SpaceProvider;
 import io.jtrace.shm.proto.WireFormat;
@@ -37,43 +35,23 @@ import java.nio.ByteOrder;
  * writer gets starts with a drop marker (a fragment of size 0x0FFFFFFF), so the service marks the next
  * packet {@code previous_packet_dropped}. {@link #droppedPackets()} counts the losses.
  */
-public final class TraceWriter implements SpaceProvider, AutoCloseable {
+public final class TraceWriter extends WriterChunk implements SpaceProvider, AutoCloseable {
     /** Longest a {@link SmbFullPolicy#STALL_THEN_DROP} writer waits for a free chunk. */
     public static final long STALL_LIMIT_NANOS = 100_000_000L;
-    private static final int NO_CHUNK = -1;
     /** A packet does not start in fewer bytes than this at the end of a chunk. */
     private static final int SMALL_TAIL = 64;
     /** The tag and a 4-byte size: the frame of a packet whose size is known only at its end. */
     private static final int FRAME_HEADER = 1 + WireFormat.RESERVED_SIZE_BYTES;
     /** The tag and a 1-byte size: the frame of a reserved packet of fewer than 128 bytes. */
     private static final int SHORT_FRAME_HEADER = 2;
-    private static final int MIN_CHUNK = ChunkHeader.SIZE + 2 * FRAME_HEADER + 64;
     private static final byte[] FRAME_TAG = {WireFormat.TRACE_PACKET_TAG};
 
-    private final ChunkArbiter arbiter;
-    private final SharedMemoryAbi abi;
-    private final ByteBuffer smb;
-    private final int writerId;
-    private final int targetBuffer;
     private final SmbFullPolicy policy;
     private final ProtoWriter proto = new ProtoWriter(this);
-    /** The sequence id this writer proposes ({@link ChunkArbiter#proposeSequenceId}; 0 for none) and its slot. */
-    private final int proposedSequenceId;
+    /** The slot ending each packet, holding {@link #proposedSequenceId}. */
     private final int slot;
     private final byte[] slotBytes;
 
-    // The chunk being written.
-    private int chunkHandle = NO_CHUNK;
-    private int chunkOffset;
-    private int chunkEnd;
-    private int chunkId;
-    private int chunkFlags;
-    private int packetCount;
-    /** End of the chunk's last whole packet: what the service may copy without walking the frames. */
-    private int committedEnd;
-    /** A drop marker follows a packet in the chunk: the service must walk its frames. */
-    private boolean chunkHasMarker;
-    private int nextChunkId;
     /** Frame header of the packet {@link #tryReserve} made room for: {@link #SHORT_FRAME_HEADER} or {@link #FRAME_HEADER}. */
     private int reservedHeader;
 
@@ -108,19 +86,9 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
 
     /** Starts chunk ids at {@code firstChunkId}, so tests can cross the 2^32 wrap without 4 billion chunks. */
     TraceWriter(ChunkArbiter arbiter, int targetBuffer, SmbFullPolicy policy, int firstChunkId) {
-        this.nextChunkId = firstChunkId;
-        int id = arbiter.allocateWriterId();
-        if (id < 0) {
-            throw new IllegalStateException("all " + ChunkHeader.MAX_WRITER_ID + " writer ids are in use");
-        }
-        this.arbiter = arbiter;
-        this.abi = arbiter.abi();
-        this.smb = abi.smb().buffer();
-        this.writerId = id;
-        this.targetBuffer = targetBuffer;
+        super(arbiter, targetBuffer, firstChunkId);
         this.policy = policy;
-        this.leftBehind = new LeftBehindSizes(id, arbiter.committer());
-        this.proposedSequenceId = arbiter.proposeSequenceId();
+        this.leftBehind = new LeftBehindSizes(writerId, arbiter.committer());
         this.slot = WireFormat.sequenceIdSlot(proposedSequenceId);
         this.slotBytes = new byte[] {(byte) slot, (byte) (slot >>> 8), (byte) (slot >>> 16)};
     }
@@ -436,37 +404,16 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         return acquireChunk(continuation, continuation, policy == SmbFullPolicy.STALL_THEN_DROP);
     }
 
-    /**
-     * {@code large}: the largest chunk there is, if one is free, else any. For a packet that already spans
-     * chunks (a big one: fewer fragments), and for a writer that filled its last chunk: a busy writer
-     * then hands over a chunk, and the service moves one, a few times less often. A writer that was
-     * flushed or is new takes a small chunk, so an SMB still holds one for each of thousands of threads.
-     */
+    /** {@code large}: see {@link #freeChunk}. */
     private boolean acquireChunk(boolean continuation, boolean large, boolean stall) {
-        int handle = large ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
-        if (handle < 0) {
-            handle = arbiter.acquireChunk(MIN_CHUNK);
-        }
-        if (handle < 0 && stall) {
-            handle = arbiter.acquireChunkStalling(MIN_CHUNK, STALL_LIMIT_NANOS);
-        }
+        int handle = freeChunk(large, stall, STALL_LIMIT_NANOS);
         if (handle < 0) {
             return false;
         }
-        PageLayout layout = ChunkArbiter.layoutOf(handle);
-        int page = ChunkArbiter.pageOf(handle);
-        chunkHandle = handle;
-        chunkOffset = abi.chunkOffset(page, layout, ChunkArbiter.indexOf(handle));
-        chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
-        chunkId = nextChunkId++;
+        take(handle, continuation);
         if (restartEachChunk) {
             restartEpoch++;
         }
-        chunkFlags = ChunkHeader.FLAG_FILE_FRAMED | (continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0);
-        packetCount = 0;
-        committedEnd = chunkOffset + ChunkHeader.SIZE;
-        chunkHasMarker = false;
-        abi.writeChunkHeader(chunkOffset, chunkId, writerId, ChunkHeader.packetsWord(0, chunkFlags));
         if (!continuation) {
             proto.reset(smb, chunkOffset + ChunkHeader.SIZE, chunkEnd);
             if (dropPending) {
@@ -495,35 +442,6 @@ public final class TraceWriter implements SpaceProvider, AutoCloseable {
         drops.count();
         restartEpoch++;
         dropPending = true;
-    }
-
-    private void publish() {
-        abi.publishPackets(chunkOffset,
-                ChunkHeader.writerAndPackets(writerId, ChunkHeader.packetsWord(packetCount, chunkFlags)));
-    }
-
-    private void releaseChunk() {
-        if (chunkHandle == NO_CHUNK) {
-            return;
-        }
-        int handle = chunkHandle;
-        chunkHandle = NO_CHUNK;
-        publish();
-        release(handle, chunkHasMarker ? -1 : committedEnd - (chunkOffset + ChunkHeader.SIZE));
-    }
-
-    /**
-     * Hands the chunk to the commit thread with what spares the service a walk over its frames: where
-     * its whole packets end ({@code payloadEnd}, from the payload's start; -1 when a drop marker after a
-     * packet, or a packet that continues on the next chunk, is among them) and the sequence id in their
-     * slots.
-     */
-    private void release(int handle, int payloadEnd) {
-        int page = ChunkArbiter.pageOf(handle);
-        int index = ChunkArbiter.indexOf(handle);
-        // The CAS to COMPLETE publishes every byte written into the chunk (see SharedMemoryAbi).
-        abi.releaseChunkAsComplete(page, index);
-        arbiter.committer().chunkReleased(writerId, page, index, targetBuffer, payloadEnd, proposedSequenceId);
     }
 
     /** Sends the rest of the current packet to the scratch buffer, with room for the next {@code needed} bytes. */
