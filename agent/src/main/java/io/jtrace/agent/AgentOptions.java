@@ -80,7 +80,11 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
     /** jvm.jfr is on only when asked for (by name or with {@code jfr=}): a JFR recording is not free. */
     private static final Set<String> KNOWN_SOURCES = Set.of(TrackEventDataSource.NAME, GcDataSource.NAME,
             ThreadsDataSource.NAME, MemoryDataSource.NAME, JmxDataSource.NAME, JfrDataSource.NAME);
-    private static final Set<String> LOG_LEVELS = Set.of("off", "error", "warn", "info", "debug", "trace");
+    private static final List<String> LOG_LEVELS = List.of("off", "error", "warn", "info", "debug", "trace");
+    /** Longest duration or period: a trace config holds milliseconds as uint32. */
+    static final long MAX_DURATION_MS = 0xFFFF_FFFFL;
+    /** Largest buffer the trace config's uint32 size_kb holds (the service allows far less). */
+    static final long MAX_BUFFER_BYTES = 0xFFFF_FFFFL * 1024;
 
     /** Parses the option string; throws {@link IllegalArgumentException} naming the offending key or value. */
     public static AgentOptions parse(String text) {
@@ -216,6 +220,10 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
         if (millis < 10) {
             throw new IllegalArgumentException("jtrace option '" + key + "' must be at least 10ms, got '" + value + "'");
         }
+        if (millis > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("jtrace option '" + key + "' is too long: '" + value + "' (at most "
+                    + Integer.MAX_VALUE + "ms)");
+        }
         return millis;
     }
 
@@ -262,7 +270,11 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             throw new IllegalArgumentException("jtrace option '" + key + "' needs a unit (ms, s, m or h), got '" + value + "'");
         }
         long n = parsePositive(key, value, number);
-        return Math.multiplyExact(n, unit);
+        if (n > MAX_DURATION_MS / unit) {
+            throw new IllegalArgumentException("jtrace option '" + key + "' is too long: '" + value + "' (at most "
+                    + MAX_DURATION_MS + "ms, about 49 days: a trace config holds milliseconds in 32 bits)");
+        }
+        return n * unit;
     }
 
     static long parseSize(String value) {
@@ -283,7 +295,12 @@ public record AgentOptions(boolean start, long durationMillis, Path file, long b
             throw new IllegalArgumentException("jtrace option 'buffer' is not a size: '" + value
                     + "' (bytes, or a number with k, m or g, as in 64m)");
         }
-        long bytes = Math.multiplyExact(parsePositive("buffer", value, number), unit);
+        long n = parsePositive("buffer", value, number);
+        if (n > MAX_BUFFER_BYTES / unit) {
+            throw new IllegalArgumentException("jtrace option 'buffer' is too large: '" + value + "' (a trace config holds at most "
+                    + (MAX_BUFFER_BYTES >> 10) + "k, and the service allows far less)");
+        }
+        long bytes = n * unit;
         if (bytes < TextTraceConfig.MIN_BUFFER_KB * 1024L) {
             throw new IllegalArgumentException("jtrace option 'buffer' must be at least " + TextTraceConfig.MIN_BUFFER_KB
                     + "k, got '" + value + "'");

@@ -84,6 +84,12 @@ public final class JTraceAgent {
             LoggerFactory.getLogger(JTraceAgent.class).error(atStartup ? "jtrace agent not started: {}"
                     : "jtrace agent command failed: {}", e.getMessage());
             throw e;
+        } catch (RuntimeException e) {
+            // A bug of ours in reading the options: said, with its stack, rather than tracing quietly staying off.
+            AgentLogging.configure("warn");
+            LoggerFactory.getLogger(JTraceAgent.class).error(atStartup ? "jtrace agent not started: could not read its options '{}'"
+                    : "jtrace agent command failed: could not read '{}'", args, e);
+            throw e;
         }
         AgentLogging.configure(logLevel != null ? logLevel : "warn");
         Logger log = LoggerFactory.getLogger(JTraceAgent.class);

@@ -30,14 +30,15 @@ public final class OptionsTraceConfig {
     public static TraceConfig of(AgentOptions options, long bufferBytes) {
         TraceConfig.Builder config = TraceConfig.newBuilder()
                 .addBuffers(TraceConfig.BufferConfig.newBuilder()
-                        .setSizeKb((int) Math.min(Integer.MAX_VALUE, bufferBytes / 1024))
+                        .setSizeKb((int) (bufferBytes / 1024)) // a uint32, at most AgentOptions.MAX_BUFFER_BYTES / 1024
                         .setFillPolicy(TraceConfig.BufferConfig.FillPolicy.RING_BUFFER));
         // Ring buffers overwrite the oldest data, including each thread's interned names: have every
         // sequence write them again every few seconds so an overwritten trace still decodes.
         config.setIncrementalStateConfig(TraceConfig.IncrementalStateConfig.newBuilder()
                 .setClearPeriodMs(INCREMENTAL_STATE_CLEAR_PERIOD_MS));
         if (options.durationMillis() > 0) {
-            config.setDurationMs((int) Math.min(Integer.MAX_VALUE, options.durationMillis()));
+            // duration_ms is a uint32: at most AgentOptions.MAX_DURATION_MS, stored in an int's 32 bits.
+            config.setDurationMs((int) options.durationMillis());
         }
         for (String source : options.sources()) {
             DataSourceConfig.Builder ds = DataSourceConfig.newBuilder().setName(source);

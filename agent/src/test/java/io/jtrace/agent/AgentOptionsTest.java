@@ -62,6 +62,28 @@ class AgentOptionsTest {
         assertEquals(100_000, AgentOptions.parseSize("100000"));
     }
 
+    /**
+     * A value too large for what it becomes (a trace config's uint32 milliseconds or kilobytes, a period)
+     * is refused naming the option, not turned into an overflow that stops the agent without a word.
+     */
+    @Test
+    void valuesTooLargeForTheTraceConfigAreErrorsNamingTheOption() {
+        assertMessageNames("duration", "start,duration=9999999999999h");
+        assertMessageNames("duration", "start,duration=4294968s");
+        assertMessageNames("buffer", "start,buffer=99999999999999999g");
+        assertMessageNames("buffer", "start,buffer=4194304g");
+        assertMessageNames("threads_period", "start,threads_period=600h");
+        assertEquals(AgentOptions.MAX_DURATION_MS, AgentOptions.parseDuration("4294967295ms"));
+    }
+
+    /** Durations past 2^31 ms (about 24.8 days) reach the trace config whole, as the uint32 they are there. */
+    @Test
+    void aDurationPastTwoToTheThirtyOneMillisecondsReachesTheConfigWhole() {
+        AgentOptions o = AgentOptions.parse("start,duration=720h");
+        io.jtrace.protos.TraceConfig config = OptionsTraceConfig.of(o, o.bufferBytes());
+        assertEquals(720L * 3_600_000, Integer.toUnsignedLong(config.getDurationMs()));
+    }
+
     @Test
     void unknownKeyIsAnErrorNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -12,7 +12,7 @@ final class SessionConfigValidator {
             throw new InvalidConfigException("the trace config has no buffers: add at least one `buffers { size_kb: N }`");
         }
         for (int i = 0; i < c.getBuffersCount(); i++) {
-            if (c.getBuffers(i).getSizeKb() <= 0) {
+            if (c.getBuffers(i).getSizeKb() == 0) {
                 throw new InvalidConfigException("buffers[" + i + "].size_kb must be positive");
             }
         }

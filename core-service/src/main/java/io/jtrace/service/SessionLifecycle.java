@@ -85,7 +85,7 @@ final class SessionLifecycle {
         }
         long requested = 0;
         for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
-            requested += b.getSizeKb() * 1024L;
+            requested += Integer.toUnsignedLong(b.getSizeKb()) * 1024; // size_kb: a uint32
         }
         if (totalBufferBytes + requested > config.maxTotalBufferBytes()) {
             throw new ServiceLimitException("trace buffers of " + requested + " bytes would exceed the service limit of "
@@ -122,7 +122,7 @@ final class SessionLifecycle {
             int bufferId = nextBufferId++;
             TraceBuffer.Policy policy = b.getFillPolicy() == TraceConfig.BufferConfig.FillPolicy.DISCARD
                     ? TraceBuffer.Policy.DISCARD : TraceBuffer.Policy.RING;
-            buffers.put(bufferId, new TraceBuffer(b.getSizeKb() * 1024L, policy));
+            buffers.put(bufferId, new TraceBuffer(Integer.toUnsignedLong(b.getSizeKb()) * 1024, policy));
             bufferOwners.put(bufferId, session);
             session.bufferIds.add(bufferId);
             if (policy == TraceBuffer.Policy.RING && file == null) {
@@ -140,8 +140,9 @@ final class SessionLifecycle {
 
     private void scheduleTimers(TracingSession session) {
         TraceConfig c = session.config;
-        if (c.getDurationMs() > 0) {
-            session.timers.add(thread.postAfter(c.getDurationMs(), () -> disable(session)));
+        if (c.getDurationMs() != 0) {
+            // duration_ms: a uint32.
+            session.timers.add(thread.postAfter(Integer.toUnsignedLong(c.getDurationMs()), () -> disable(session)));
         }
         if (c.getFlushPeriodMs() > 0) {
             session.timers.add(thread.postEvery(c.getFlushPeriodMs(), () -> {

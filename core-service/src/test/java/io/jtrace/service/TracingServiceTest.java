@@ -167,6 +167,15 @@ class TracingServiceTest {
         assertTrue(await(second.enableTracing(config(512, "test"))) > 0, "freed buffers give their memory back");
     }
 
+    /** size_kb is a uint32: its largest value is 4 TiB, refused as over the limit, not taken for -1 KiB. */
+    @Test
+    void aBufferSizePastTwoToTheThirtyOneKilobytesIsRefusedAsOverTheLimit() throws Exception {
+        TracingService service = service(16, 1024 * 1024, 10_000);
+        Throwable failure = failureOf(consumer(service).enableTracing(config((int) 4_294_967_295L, "test")));
+        assertInstanceOf(ServiceLimitException.class, failure);
+        assertTrue(failure.getMessage().contains("trace buffers of 4398046510080 bytes"), failure.getMessage());
+    }
+
     // ------------------------------------------------------------------ session lifetime
 
     @Test

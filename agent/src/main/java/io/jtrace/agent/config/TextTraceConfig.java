@@ -122,7 +122,7 @@ public final class TextTraceConfig {
                 throw new IllegalArgumentException("trace config buffers[" + i + "] has no size_kb (at least "
                         + MIN_BUFFER_KB + ")");
             }
-            int sizeKb = config.getBuffers(i).getSizeKb();
+            long sizeKb = Integer.toUnsignedLong(config.getBuffers(i).getSizeKb()); // a uint32
             if (sizeKb < MIN_BUFFER_KB) {
                 throw new IllegalArgumentException("trace config buffers[" + i + "].size_kb is " + sizeKb
                         + ": the smallest trace buffer is " + MIN_BUFFER_KB + " KiB");

@@ -37,7 +37,7 @@ public final class SessionInfos {
             }
         }
         return new SessionInfo(session.name, session.id(), state, session.mode.label(), summary(session.config),
-                session.file.toAbsolutePath().toString(), bytes, session.config.getDurationMs(), sources, buffers,
+                session.file.toAbsolutePath().toString(), bytes, Integer.toUnsignedLong(session.config.getDurationMs()), sources, buffers,
                 SessionInfo.chunksLost(session.mode.label(), buffers), writerLoss, eventsLost, error);
     }
 
@@ -57,11 +57,11 @@ public final class SessionInfos {
         }
         StringJoiner buffers = new StringJoiner("+");
         for (TraceConfig.BufferConfig b : config.getBuffersList()) {
-            buffers.add(b.getSizeKb() + "kb " + (b.getFillPolicy() == TraceConfig.BufferConfig.FillPolicy.DISCARD
+            buffers.add(Integer.toUnsignedLong(b.getSizeKb()) + "kb " + (b.getFillPolicy() == TraceConfig.BufferConfig.FillPolicy.DISCARD
                     ? "discard" : "ring"));
         }
         return "sources=" + sources + " buffers=" + buffers
-                + (config.getDurationMs() > 0 ? " duration=" + config.getDurationMs() + "ms" : " duration=unlimited");
+                + (config.getDurationMs() != 0 ? " duration=" + Integer.toUnsignedLong(config.getDurationMs()) + "ms" : " duration=unlimited");
     }
 
     /** One line of text for logs and the command line. */

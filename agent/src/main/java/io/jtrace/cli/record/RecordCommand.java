@@ -172,7 +172,7 @@ public final class RecordCommand {
                 // Once, on the first try: the output can be written; a fall-back to reading goes on quietly.
                 warnAboutSourcesNoProducerHas(options.config(), consumer);
                 err.println("jtrace record: recording " + describe(options) + " into " + options.out()
-                        + (options.config().getDurationMs() > 0 ? " for " + options.config().getDurationMs() + " ms" : "")
+                        + (options.config().getDurationMs() != 0 ? " for " + Integer.toUnsignedLong(options.config().getDurationMs()) + " ms" : "")
                         + "; Ctrl-C stops and saves");
             }
             CountDownLatch reported = new CountDownLatch(1);

@@ -85,8 +85,8 @@ final class Recording {
                 ? RecordOptions.forService(options.config(), file.temp(), options.readPeriodMillis(), options.maxFileBytes())
                 : options.config();
         CompletableFuture<Void> ended = consumer.enableTracing(config);
-        long deadline = config.getDurationMs() > 0
-                ? start + TimeUnit.MILLISECONDS.toNanos(config.getDurationMs() + STOP_TIMEOUT_MS) : Long.MAX_VALUE;
+        long deadline = config.getDurationMs() != 0 // a uint32
+                ? start + TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(config.getDurationMs()) + STOP_TIMEOUT_MS) : Long.MAX_VALUE;
         String error = null;
         try {
             while (!hasEnded(ended, options.readPeriodMillis())) {

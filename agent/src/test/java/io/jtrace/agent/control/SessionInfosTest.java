@@ -15,6 +15,16 @@ class SessionInfosTest {
                 List.of("track_event@jvm:1"), List.of(buffer), SessionInfo.chunksLost(mode, List.of(buffer)), 2, eventsLost, "");
     }
 
+    /** duration_ms and size_kb are uint32: values past 2^31 are shown as they are, not as negative or unlimited. */
+    @Test
+    void aConfigsSummaryShowsItsUnsignedDurationAndSizeWhole() {
+        io.jtrace.protos.TraceConfig config = io.jtrace.protos.TraceConfig.newBuilder()
+                .addBuffers(io.jtrace.protos.TraceConfig.BufferConfig.newBuilder().setSizeKb((int) 4_294_967_295L))
+                .setDurationMs((int) 4_294_967_295L)
+                .build();
+        assertEquals("sources= buffers=4294967295kb ring duration=4294967295ms", SessionInfos.summary(config));
+    }
+
     @Test
     void aStreamedSessionsLineCountsTheEventsItLostAndEveryChunkLost() {
         assertEquals("session 's' (id 3): STARTED, file, sources=track_event, file /tmp/s.pftrace, 123 bytes written, "
