@@ -27,6 +27,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * made by {@link #forAnotherWriter}; then {@link #commit} only moves it.
  */
 public final class WholeTraceFile implements AutoCloseable {
+    /** Symbolic links followed from the target before giving up, as Linux's own limit. */
+    private static final int MAX_LINKS = 40;
     private final Path target;
     private final Path temp;
     /** Null when another writer fills the file. */
@@ -49,7 +51,7 @@ public final class WholeTraceFile implements AutoCloseable {
     }
 
     private static WholeTraceFile create(Path target, boolean open) throws IOException {
-        Path absolute = target.toAbsolutePath();
+        Path absolute = whatTheMoveReplaces(target.toAbsolutePath());
         Files.createDirectories(absolute.getParent());
         Path temp = newTempBeside(absolute);
         // A JVM that exits before the file is whole (a dump still being written, a ring session's last
@@ -62,6 +64,29 @@ public final class WholeTraceFile implements AutoCloseable {
             Files.deleteIfExists(temp);
             throw e;
         }
+    }
+
+    /**
+     * The file the commit's move puts the trace in place of. A move replaces the name it is given: a
+     * symbolic link would become a regular file and what it points to stay as it was, so the link is
+     * followed (to where it points, which need not exist yet). Something there that is not a regular file
+     * (a device, a pipe, a directory) is refused: the move would remove it, and as root that includes
+     * the likes of /dev/full.
+     */
+    private static Path whatTheMoveReplaces(Path target) throws IOException {
+        Path path = target;
+        for (int hops = 0; Files.isSymbolicLink(path); hops++) {
+            if (hops == MAX_LINKS) {
+                throw new IOException(target + ": too many levels of symbolic links");
+            }
+            path = path.resolveSibling(Files.readSymbolicLink(path)).normalize();
+        }
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            throw new IOException(target + (path.equals(target) ? "" : " (" + path + ")")
+                    + " is not a regular file: a trace written whole is moved into place over it, which would"
+                    + " remove it (stream into it instead)");
+        }
+        return path;
     }
 
     /**

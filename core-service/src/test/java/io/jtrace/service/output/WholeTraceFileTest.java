@@ -3,6 +3,7 @@ package io.jtrace.service.output;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.service.buffer.PacketSink;
@@ -56,6 +57,47 @@ class WholeTraceFileTest {
         assertEquals(PosixFilePermissions.toString(Files.getPosixFilePermissions(streamed)),
                 PosixFilePermissions.toString(Files.getPosixFilePermissions(whole)));
         assertEquals(List.of(streamed, whole), files());
+    }
+
+    /**
+     * A target that is a symbolic link (even one that points nowhere yet, or to another link) gets the
+     * trace where it points; the link stays a link. A move onto the link itself would replace the link
+     * and leave its target as it was.
+     */
+    @Test
+    void aCommitThroughASymbolicLinkPutsTheTraceWhereTheLinkPointsAndKeepsTheLink() throws IOException {
+        Path real = dir.resolve("real.pftrace");
+        Path link = Files.createSymbolicLink(dir.resolve("link.pftrace"), real.getFileName());
+        Path linkToLink = Files.createSymbolicLink(dir.resolve("outer.pftrace"), link);
+        for (Path target : List.of(link, linkToLink)) {
+            Files.deleteIfExists(real);
+            try (WholeTraceFile file = WholeTraceFile.beside(target)) {
+                file.writer().packet(PACKET, 0, PACKET.length, PacketSink.NO_TRAILER, 0);
+                file.commit();
+            }
+            assertTrue(Files.isSymbolicLink(link), "still a link");
+            assertTrue(Files.isRegularFile(real), "the trace is where the link points");
+            assertTrue(Files.size(real) > 0);
+        }
+        assertEquals(List.of(link, linkToLink, real), files());
+    }
+
+    /**
+     * What is at the target and is not a regular file (a pipe here; a device such as /dev/full as root)
+     * is refused up front: the commit's move would remove it. It stays, and no temporary file is left.
+     */
+    @Test
+    void aTargetThatIsNotARegularFileIsRefusedAndStays() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path emptyDirectory = Files.createDirectory(dir.resolve("empty-directory"));
+        for (Path target : List.of(fifo, emptyDirectory)) {
+            IOException e = assertThrows(IOException.class, () -> WholeTraceFile.beside(target));
+            assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
+            assertTrue(Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS), target + " still there");
+            assertFalse(Files.isRegularFile(target));
+        }
+        assertEquals(List.of(emptyDirectory, fifo), files());
     }
 
     @Test
