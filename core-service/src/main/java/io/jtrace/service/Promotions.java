@@ -198,8 +198,11 @@ final class Promotions implements ChunkPromoter {
 
     /**
      * {@link #reclaim} for every writer of the buffers {@code bufferIds}. {@code flushing}: a writer
-     * that still has its promotion and appended since the last look, or is appending now, keeps it (its
-     * events flow into the file anyway). Returns the writers that kept theirs.
+     * appending now keeps its promotion (its events are flowing into the file); every other gives it
+     * back, so the flush can copy the chunk it holds: a thread that appended chunks and then went quiet
+     * has its last events there, and a flush that left it alone because it had appended since the flush
+     * before missed them (one more flush, up to a flush period later, brought them). A busy writer pays
+     * for it with a chunk or so through the service per flush. Returns the writers that kept theirs.
      */
     BitSet reclaimAll(Collection<Integer> bufferIds, boolean flushing, Settlement settlement) {
         BitSet kept = new BitSet();
@@ -208,8 +211,7 @@ final class Promotions implements ChunkPromoter {
             if (promotion == null || !bufferIds.contains(promotion.targetBuffer())) {
                 continue;
             }
-            if (flushing && !promotion.revoked() && promotion.appendedSinceLastLook()
-                    || !reclaim(writerId, !flushing, settlement)) {
+            if (!reclaim(writerId, !flushing, settlement)) {
                 kept.set(writerId);
             }
         }

@@ -112,8 +112,6 @@ public final class Promotion {
     private long settledEver;
     private long settledBytesEver;
     private long settledMarkersEver;
-    /** {@link #appendedEver} when the service last looked (service thread only). */
-    private long appendedAtLastLook = -1;
     /** The chunk being appended, parsed and framed. */
     private final PromotedChunk chunk = new PromotedChunk();
     /**
@@ -400,17 +398,6 @@ public final class Promotion {
         settledEver += chunks;
         settledBytesEver += bytes;
         settledMarkersEver += markers;
-    }
-
-    /**
-     * The service, without owning the promotion: whether the writer appended a chunk since the service
-     * last asked. A flush leaves such a writer alone: its events are flowing into the file.
-     */
-    public boolean appendedSinceLastLook() {
-        long now = (long) APPENDED_EVER.getAcquire(this);
-        boolean moved = now != appendedAtLastLook;
-        appendedAtLastLook = now;
-        return moved;
     }
 
     /**
