@@ -103,7 +103,8 @@ final class AgentRuntime {
 
     /**
      * The embedded service lives in the application's heap: all its sessions' buffers together (whoever
-     * asks: options, jcmd, JMX, {@code jtrace record --pid}) get at most half of the max heap.
+     * asks: options, jcmd, JMX, {@code jtrace record --pid}) get at most half of the max heap, and no more
+     * than the service's own limit.
      */
     private static ServiceConfig embeddedServiceConfig() {
         ServiceConfig d = ServiceConfig.defaults();

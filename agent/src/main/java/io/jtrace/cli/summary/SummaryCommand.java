@@ -99,7 +99,7 @@ public final class SummaryCommand {
                     summary.unparsablePackets++;
                     if (damage == null) {
                         damage = "at byte " + reader.packetOffset() + ": packet " + (reader.packets() - 1)
-                                + " does not decode (" + e.getMessage() + ")";
+                                + " does not decode (" + e.getMessage() + "); skipped, the packets after it summarized";
                     }
                     continue;
                 }
@@ -109,7 +109,9 @@ public final class SummaryCommand {
                 throw new TraceFileReader.NotATraceException(file + " holds no whole packet: " + reader.damage());
             }
             if (reader.damage() != null) {
-                damage = damage == null ? reader.damage() : damage + "; " + reader.damage();
+                // The framing itself broke: nothing after it can be read.
+                String cut = reader.damage() + "; summarized up to there";
+                damage = damage == null ? cut : damage + "; " + cut;
             }
             return new Result(file, reader.fileSize(), summary, damage);
         }

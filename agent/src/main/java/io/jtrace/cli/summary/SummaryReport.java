@@ -25,7 +25,7 @@ final class SummaryReport {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%s: %s, %s%n", r.file(), count(r.bytes(), "byte"), count(s.packets, "packet")));
         if (r.damage() != null) {
-            b.append("DAMAGED: ").append(r.damage()).append("; summarized up to there").append(NL);
+            b.append("DAMAGED: ").append(r.damage()).append(NL);
         }
         b.append(String.format(Locale.ROOT, "sequences:    %,d%n", s.sequences()));
         b.append(String.format(Locale.ROOT, "tracks:       %,d (%s, %s)%n", s.tracks(),

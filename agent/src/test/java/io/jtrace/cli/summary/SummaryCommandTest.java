@@ -1,6 +1,7 @@
 package io.jtrace.cli.summary;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.protos.ClockSnapshot;
@@ -231,6 +232,9 @@ class SummaryCommandTest {
                 + "DAMAGED: at byte " + badFrame + ": packet 3 does not decode ("), text);
         assertTrue(text.contains("sequences:    5" + NL), "the packets after it count: " + text);
         assertTrue(text.contains("; 1 packet that does not decode;"), text);
+        assertTrue(text.contains("does not decode (") && text.contains("); skipped, the packets after it summarized" + NL),
+                "says it went on past the packet, as it did: " + text);
+        assertFalse(text.contains("summarized up to there"), text);
         out.reset();
         assertEquals(0, run(file.toString(), "--json"), err());
         assertTrue(out().contains("\"undecodable_packets\":1,"), out());
