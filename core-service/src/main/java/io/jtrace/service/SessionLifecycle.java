@@ -3,13 +3,10 @@ package io.jtrace.service;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.buffer.TraceBuffer;
 import io.jtrace.service.clock.ClockReader;
+import io.jtrace.service.output.FileErrors;
 import io.jtrace.service.output.TraceFileWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -103,7 +100,7 @@ final class SessionLifecycle {
                 file = new TraceFileWriter(Path.of(traceConfig.getOutputPath()));
             } catch (IOException | RuntimeException e) {
                 throw new InvalidConfigException("the trace file '" + traceConfig.getOutputPath()
-                        + "' (output_path) cannot be written: " + plainly(e));
+                        + "' (output_path) cannot be written: " + FileErrors.plainly(e));
             }
         }
         TracingSession session = new TracingSession(nextSessionId++, consumer, consumerUid, traceConfig,
@@ -115,7 +112,7 @@ final class SessionLifecycle {
             } catch (IOException | UncheckedIOException e) {
                 closeQuietly(file);
                 throw new InvalidConfigException("the trace file '" + traceConfig.getOutputPath()
-                        + "' (output_path) cannot be written: " + plainly(e));
+                        + "' (output_path) cannot be written: " + FileErrors.plainly(e));
             }
         }
         for (TraceConfig.BufferConfig b : traceConfig.getBuffersList()) {
@@ -278,22 +275,5 @@ final class SessionLifecycle {
         } catch (IOException e) {
             LOG.debug("jtrace: closing {} after a failed start failed too", file, e);
         }
-    }
-
-    /** Why a file could not be made, in words rather than an exception's class name. */
-    private static String plainly(Exception e) {
-        if (e instanceof FileAlreadyExistsException f) {
-            return f.getFile() + " is in the way: it exists and is not a directory";
-        }
-        if (e instanceof AccessDeniedException a) {
-            return "permission denied on " + a.getFile();
-        }
-        if (e instanceof NoSuchFileException n) {
-            return n.getFile() + " does not exist and cannot be made";
-        }
-        if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getFile() + ": " + f.getReason();
-        }
-        return e.toString();
     }
 }

@@ -1,5 +1,6 @@
 package io.jtrace.agent.control;
 
+import io.jtrace.service.output.FileErrors;
 import io.jtrace.jmx.SessionInfo;
 import io.jtrace.protos.TraceConfig;
 import io.jtrace.service.Consumer;
@@ -88,7 +89,8 @@ final class AgentSession implements Consumer {
                 // untouched until this session's trace replaces it whole.
                 ringFile = WholeTraceFile.beside(file);
             } catch (IOException | RuntimeException e) {
-                throw new IllegalArgumentException("cannot write the trace file '" + file + "': " + e);
+                throw new IllegalArgumentException("cannot write the trace file '" + file + "': "
+                        + (e instanceof IOException io ? FileErrors.plainly(io) : e.toString()));
             }
         }
         AgentSession session = new AgentSession(service, name, mode, file, config.build(), ringFile);
@@ -131,7 +133,7 @@ final class AgentSession implements Consumer {
                 }
                 ringFile.close();
             } catch (IOException e) {
-                failure = "writing " + file + " failed: " + e.getMessage();
+                failure = "writing " + file + " failed: " + FileErrors.plainly(e);
             }
             String result = failure;
             captureFinalStatus();

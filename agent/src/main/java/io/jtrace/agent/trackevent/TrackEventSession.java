@@ -42,7 +42,8 @@ final class TrackEventSession implements DataSourceInstance {
     public void start() {
         int slot = source.freeSlot();
         if (slot < 0) {
-            LOG.warn("jtrace: track_event serves at most {} sessions at once; session {} gets none",
+            LOG.warn("jtrace: track_event serves at most {} sessions at once: the session with id {} (as `jtrace status`"
+                    + " lists it) records no track events; stop another session first",
                     TrackEventDataSource.MAX_SESSIONS, config.getTracingSessionId());
             return;
         }

@@ -1,5 +1,6 @@
 package io.jtrace.cli.record;
 
+import io.jtrace.service.output.FileErrors;
 import io.jtrace.cli.attach.ExitCodes;
 import io.jtrace.cli.attach.TargetJvm;
 import io.jtrace.cli.attach.UnreachableException;
@@ -205,7 +206,7 @@ public final class RecordCommand {
             }
         } catch (IOException e) {
             consumer.close();
-            err.println("jtrace record: cannot write " + options.out() + ": " + e);
+            err.println("jtrace record: cannot write " + options.out() + ": " + FileErrors.plainly(e));
             if (options.verbose()) {
                 e.printStackTrace(err);
             }

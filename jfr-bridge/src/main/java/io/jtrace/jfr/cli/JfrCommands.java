@@ -1,5 +1,6 @@
 package io.jtrace.jfr.cli;
 
+import io.jtrace.service.output.FileErrors;
 import io.jtrace.jfr.file.ConversionReport;
 import io.jtrace.jfr.file.JfrInputException;
 import io.jtrace.jfr.file.JfrInternalError;
@@ -74,7 +75,7 @@ public final class JfrCommands {
             err.println("jtrace: " + e.getMessage());
             return INTERNAL_ERROR;
         } catch (IOException e) {
-            err.println("jtrace: " + e);
+            err.println("jtrace: " + FileErrors.plainly(e));
             return FAILED;
         }
         for (String note : report.notes()) {

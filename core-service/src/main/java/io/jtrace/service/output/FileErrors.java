@@ -1,0 +1,30 @@
+package io.jtrace.service.output;
+
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+
+/** Why a file could not be made or written, in words rather than an exception's class name. */
+public final class FileErrors {
+    private FileErrors() {}
+
+    public static String plainly(Exception e) {
+        if (e instanceof FileAlreadyExistsException f) {
+            return f.getFile() + " is in the way: it exists and is not a directory";
+        }
+        if (e instanceof AccessDeniedException a) {
+            return "permission denied on " + a.getFile();
+        }
+        if (e instanceof NoSuchFileException n) {
+            return n.getFile() + " does not exist and cannot be made";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getFile() + ": " + f.getReason();
+        }
+        if (e.getMessage() != null && !(e instanceof FileSystemException)) {
+            return e.getMessage();
+        }
+        return e.toString();
+    }
+}
