@@ -47,7 +47,7 @@ public final class TracingMBean extends StandardEmitterMBean {
             "start", new String[][] {{"options", "Comma-separated agent options, as after -javaagent:jtrace.jar="}},
             "startWithConfig", new String[][] {
                 {"traceConfig", "The TraceConfig in Perfetto's protobuf text format"},
-                {"file", "Where the trace goes; empty for the config's output_path or jtrace-<pid>-<time>.pftrace"}},
+                {"file", "Where the trace goes; empty for the config's output_path or jtrace-<pid>-<time>-<name>.pftrace"}},
             "stop", new String[][] {{"name", "The session's name; empty when only one session runs"}},
             "flush", new String[][] {{"name", "The session's name; empty when only one session runs"}},
             "dump", new String[][] {

@@ -126,8 +126,10 @@ public final class ControlCommand {
             if (config != null) {
                 try {
                     configText = TextTraceConfig.readText(config);
+                    // Here, where the file's name is known: the agent would report the same error without it.
+                    TextTraceConfig.parse(configText);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("--config: " + e.getMessage());
+                    throw new IllegalArgumentException("--config " + config + ": " + e.getMessage());
                 }
             }
         }

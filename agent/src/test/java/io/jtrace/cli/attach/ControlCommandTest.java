@@ -39,6 +39,17 @@ class ControlCommandTest {
     void aConfigFileThatCannotBeReadFailsBeforeAnyJvmIsTouched() {
         // Pid 1 is never a JVM of ours: had the command attached first, it would have failed with 3.
         String message = refused("start", "--pid", "1", "--config", "/no/such/config.pbtxt");
-        assertTrue(message.startsWith("jtrace start: --config: cannot read '/no/such/config.pbtxt': "), message);
+        assertTrue(message.startsWith("jtrace start: --config /no/such/config.pbtxt: cannot read '/no/such/config.pbtxt': "),
+                message);
+    }
+
+    /** A config that does not parse is refused here, naming its file, before any JVM is touched. */
+    @Test
+    void aConfigFileThatDoesNotParseIsRefusedNamingTheFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path config = java.nio.file.Files.writeString(dir.resolve("syntax.pbtxt"),
+                "buffers { size_kb: 1024\n data_sources { garbage");
+        String message = refused("start", "--pid", "1", "--config", config.toString());
+        assertTrue(message.startsWith("jtrace start: --config " + config + ": trace config line 2, column "), message);
     }
 }
