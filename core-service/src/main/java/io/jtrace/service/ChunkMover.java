@@ -330,8 +330,8 @@ final class ChunkMover {
         }
         // A copy of a chunk its writer holds, and any read of its sequence, need the sequence back from
         // the writer: taken back first, so no chunk the copy sees is appended by the writer meanwhile. At
-        // the end no writer takes a new one; a flush leaves alone writers that appended since the last
-        // one or are appending now (their events are flowing into the file anyway).
+        // the end no writer takes a new one; a flush leaves alone only writers appending a chunk at that
+        // moment (their events are flowing into the file), so a writer that went quiet has its copy taken.
         BitSet appending = new BitSet();
         if (producer.promotions != null) {
             Promotions.Settlement settlement = (promotion, writer) -> settle(producer, promotion, writer);

@@ -101,8 +101,7 @@ public final class Promotion {
     private int nextChunkId;
     /**
      * Chunks, their payload bytes (what a buffer counts for them) and the drop markers among them,
-     * appended ever: the service reads them without owning the promotion, to tell a busy writer and for
-     * live statistics. The writer stores them with release (no fence on x86, unlike a volatile store),
+     * appended ever: the service reads them without owning the promotion, for live statistics. The writer stores them with release (no fence on x86, unlike a volatile store),
      * the service loads them with acquire; a settlement, owning the promotion, reads them plainly.
      */
     private long appendedEver;

@@ -1,15 +1,22 @@
 package io.jtrace.service.output;
 
+import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 
-/** Why a file could not be made or written, in words rather than an exception's class name. */
+/**
+ * Why a file could not be made or written, in words rather than an exception's class name. Worded for
+ * outputs: a missing path is one whose directories could not be made.
+ */
 public final class FileErrors {
     private FileErrors() {}
 
     public static String plainly(Exception e) {
+        if (e instanceof UncheckedIOException u && u.getCause() != null) {
+            return plainly(u.getCause());
+        }
         if (e instanceof FileAlreadyExistsException f) {
             return f.getFile() + " is in the way: it exists and is not a directory";
         }

@@ -79,7 +79,9 @@ public final class WholeTraceFile implements AutoCloseable {
             if (hops == MAX_LINKS) {
                 throw new IOException(target + ": too many levels of symbolic links");
             }
-            path = path.resolveSibling(Files.readSymbolicLink(path)).normalize();
+            // Not normalized: ".." in a link is the kernel's to resolve, through the directory the link is
+            // really in (which a textual ".." would get wrong below a linked directory).
+            path = path.resolveSibling(Files.readSymbolicLink(path));
         }
         if (Files.exists(path) && !Files.isRegularFile(path)) {
             throw new IOException(target + (path.equals(target) ? "" : " (" + path + ")")

@@ -47,10 +47,12 @@ class TraceFileChannelTest {
         AtomicBoolean stop = new AtomicBoolean();
         // Until an interrupt lands inside a write, the writes go on into the moved file, which the channel
         // still has open; each at the same position, so the file stays small.
+        java.util.concurrent.CountDownLatch firstWritten = new java.util.concurrent.CountDownLatch(1);
         Thread writer = new Thread(() -> {
             try {
                 while (!stop.get()) {
                     channel.write(bytes, CHUNK, CHUNK);
+                    firstWritten.countDown();
                 }
             } catch (IOException e) {
                 failure.set(e);
@@ -58,6 +60,8 @@ class TraceFileChannelTest {
             }
         });
         writer.start();
+        // Interrupts only once a write went into the moved file, which the size check below counts on.
+        assertTrue(firstWritten.await(60, TimeUnit.SECONDS), "a first write into the moved file");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (writer.isAlive() && Files.size(file) == replacement.length && System.nanoTime() < deadline) {
             writer.interrupt();

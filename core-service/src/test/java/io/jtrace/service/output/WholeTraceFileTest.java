@@ -83,6 +83,23 @@ class WholeTraceFileTest {
     }
 
     /**
+     * A link's ".." is resolved where the link really is: below a linked directory, that is not the
+     * directory the target's path names textually.
+     */
+    @Test
+    void aLinksParentDirectoryIsWhereTheLinkReallyIs() throws IOException {
+        Path runs = Files.createDirectories(dir.resolve("data/runs/7"));
+        Path run = Files.createSymbolicLink(dir.resolve("run"), runs);
+        Files.createSymbolicLink(runs.resolve("t.pftrace"), Path.of("../latest/t.pftrace"));
+        try (WholeTraceFile file = WholeTraceFile.beside(run.resolve("t.pftrace"))) {
+            file.writer().packet(PACKET, 0, PACKET.length, PacketSink.NO_TRAILER, 0);
+            file.commit();
+        }
+        assertTrue(Files.isRegularFile(dir.resolve("data/runs/latest/t.pftrace")), "where the kernel resolves the link");
+        assertFalse(Files.exists(dir.resolve("latest")), "no stray directory beside the linked one");
+    }
+
+    /**
      * What is at the target and is not a regular file (a pipe here; a device such as /dev/full as root)
      * is refused up front: the commit's move would remove it. It stays, and no temporary file is left.
      */
