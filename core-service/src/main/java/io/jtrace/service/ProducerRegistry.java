@@ -83,6 +83,15 @@ final class ProducerRegistry {
         scrape(session, false);
     }
 
+    /** A flush of a running session that streams into a file begins: see {@link Promotions#flushBegins}. */
+    void flushBegins(TracingSession session) {
+        for (ProducerState producer : producers.values()) {
+            if (producer.promotions != null && session.hasProducer(producer.id)) {
+                producer.promotions.flushBegins(session.bufferIds);
+            }
+        }
+    }
+
     /**
      * A flush of a running session that streams into a file: what writers hold goes into its buffers,
      * to be read out as far as it goes (a thread that went quiet has its last events in the file).

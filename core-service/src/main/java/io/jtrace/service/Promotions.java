@@ -196,13 +196,25 @@ final class Promotions implements ChunkPromoter {
         return true;
     }
 
+    /** A flush of the buffers {@code bufferIds} begins: see {@link Promotion#flushBegins}. */
+    void flushBegins(Collection<Integer> bufferIds) {
+        for (int writerId = 1; writerId < byWriter.length(); writerId++) {
+            Promotion promotion = byWriter.get(writerId);
+            if (promotion != null && bufferIds.contains(promotion.targetBuffer())) {
+                promotion.flushBegins();
+            }
+        }
+    }
+
     /**
-     * {@link #reclaim} for every writer of the buffers {@code bufferIds}. {@code flushing}: a writer
-     * appending now keeps its promotion (its events are flowing into the file); every other gives it
-     * back, so the flush can copy the chunk it holds: a thread that appended chunks and then went quiet
-     * has its last events there, and a flush that left it alone because it had appended since the flush
-     * before missed them (one more flush, up to a flush period later, brought them). A busy writer pays
-     * for it with a chunk or so through the service per flush. Returns the writers that kept theirs.
+     * {@link #reclaim} for every writer of the buffers {@code bufferIds}. {@code flushing}: a writer that
+     * appended a chunk since the flush began keeps its promotion (everything it wrote before the flush
+     * is in the file), as does one appending now; every other gives it back, so the flush can copy the
+     * chunk it holds: a thread that appended chunks and then went quiet has its last events there. (An
+     * earlier rule kept every writer that had appended since the flush before, and missed those events
+     * until the next flush; taking every promotion back instead made a busy writer's chunks go through
+     * the service after each flush, 30-75 % more per slice at a flush every 200 ms.) Returns the writers
+     * that kept theirs.
      */
     BitSet reclaimAll(Collection<Integer> bufferIds, boolean flushing, Settlement settlement) {
         BitSet kept = new BitSet();
@@ -211,7 +223,8 @@ final class Promotions implements ChunkPromoter {
             if (promotion == null || !bufferIds.contains(promotion.targetBuffer())) {
                 continue;
             }
-            if (!reclaim(writerId, !flushing, settlement)) {
+            if (flushing && !promotion.revoked() && promotion.appendedSinceFlushBegan()
+                    || !reclaim(writerId, !flushing, settlement)) {
                 kept.set(writerId);
             }
         }

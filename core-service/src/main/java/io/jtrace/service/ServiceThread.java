@@ -45,9 +45,18 @@ final class ServiceThread {
     }
 
     <T> CompletableFuture<T> call(Supplier<T> task) {
+        return callAfter(0, task);
+    }
+
+    /**
+     * Runs {@code task} on this thread after {@code delayMillis}; its result, or what it threw, completes
+     * the future. A task scheduled before a shutdown still runs (the executor's default), so no caller
+     * waits forever.
+     */
+    <T> CompletableFuture<T> callAfter(long delayMillis, Supplier<T> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
-            taskRunner.execute(() -> {
+            taskRunner.schedule(() -> {
                 try {
                     result.complete(task.get());
                 } catch (Throwable t) {
@@ -58,7 +67,7 @@ final class ServiceThread {
                         throw (VirtualMachineError) t;
                     }
                 }
-            });
+            }, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(new IllegalStateException("jtrace service is closed"));
         }

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,11 @@ import org.slf4j.LoggerFactory;
 final class SessionLifecycle {
     // Logs as TracingService: the agent prints the short logger name, and that is the name users know.
     private static final Logger LOG = LoggerFactory.getLogger(TracingService.class);
+    /**
+     * Shortest time from a flush's start to its copy of the chunks writers hold (see {@link #flush}):
+     * a few scheduler slices of a machine with more runnable threads than cores.
+     */
+    static final long HELD_COPY_GRACE_MILLIS = 20;
 
     /** Data sources that notify on stop get this long when the config sets no data_source_stop_timeout_ms. */
     static final long DEFAULT_STOP_TIMEOUT_MS = 5000;
@@ -175,17 +181,29 @@ final class SessionLifecycle {
      * keeps its last events in its writer's chunk, which no commit brings. Completes after that write.
      */
     CompletableFuture<Boolean> flush(TracingSession session, long timeoutMillis) {
+        long began = System.nanoTime();
+        if (session.file != null) {
+            // Before the producers are asked: a writer that appends a chunk from here on has everything it
+            // wrote before the flush in the file, and keeps its promotion.
+            producers.flushBegins(session);
+        }
         CompletableFuture<Boolean> committed = flushes.flush(session, instances.byProducer(session), timeoutMillis);
         if (session.file == null) {
             return committed;
         }
-        return committed.thenCompose(ok -> thread.call(() -> {
-            if (session.state == TracingSession.State.STARTED) {
-                producers.scrapeHeld(session);
-                output.writeIntoFile(session);
-            }
-            return ok;
-        }));
+        return committed.thenCompose(ok -> {
+            // No sooner than HELD_COPY_GRACE_MILLIS after the flush began: a busy thread that lost its CPU
+            // for a few milliseconds meanwhile (more threads than cores) appends a chunk in that time and
+            // keeps its promotion, instead of sending its chunks through the service for a while.
+            long wait = Math.max(0, HELD_COPY_GRACE_MILLIS - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
+            return thread.callAfter(wait, () -> {
+                if (session.state == TracingSession.State.STARTED) {
+                    producers.scrapeHeld(session);
+                    output.writeIntoFile(session);
+                }
+                return ok;
+            });
+        });
     }
 
     private long flushTimeout(TracingSession session) {

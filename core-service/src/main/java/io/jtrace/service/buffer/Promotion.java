@@ -111,6 +111,8 @@ public final class Promotion {
     private long settledEver;
     private long settledBytesEver;
     private long settledMarkersEver;
+    /** {@link #appendedEver} when the last flush began, or -1 (service thread only). */
+    private long appendedAtFlushStart = -1;
     /** The chunk being appended, parsed and framed. */
     private final PromotedChunk chunk = new PromotedChunk();
     /**
@@ -342,6 +344,24 @@ public final class Promotion {
     /** The service, holding the promotion, could not put the chunk in the file as it is: revoked. */
     public void revokeHeld() {
         STATE.setRelease(this, REVOKED);
+    }
+
+    /**
+     * The service, as a flush begins (before it asks producers to commit): notes how many chunks the
+     * writer has appended, for {@link #appendedSinceFlushBegan}. Service thread only.
+     */
+    public void flushBegins() {
+        appendedAtFlushStart = (long) APPENDED_EVER.getAcquire(this);
+    }
+
+    /**
+     * The service, at the flush's copy of held chunks: whether the writer appended a chunk since the
+     * flush began ({@link #flushBegins}). If so, every packet it wrote before the flush is in the file:
+     * chunks are appended in order, so the one it held then was appended (the acquire load sees the
+     * release store the writer makes after its append's commit). False for a promotion granted since.
+     */
+    public boolean appendedSinceFlushBegan() {
+        return appendedAtFlushStart >= 0 && (long) APPENDED_EVER.getAcquire(this) != appendedAtFlushStart;
     }
 
     /** Whether the promotion is revoked: its writer's chunks go through the service. */
