@@ -155,7 +155,8 @@ class CliControlTest {
                     "the agent's config= option started a ring session from the text config: " + status.out());
             Cli refused = cli(jvm, "start", "--pid", pid, "--config", bad.toString());
             assertEquals(1, refused.exitCode(), refused.out());
-            assertTrue(refused.err().startsWith("jtrace start: trace config line 3, column 1: "), refused.err());
+            assertTrue(refused.err().startsWith("jtrace start: --config " + bad + ": trace config line 3, column 1: "),
+                    refused.err());
             Thread.sleep(500);
             assertEquals(0, cli(jvm, "stop", "--pid", pid, "--name", "from-config").exitCode());
             assertEquals(0, cli(jvm, "stop", "--pid", pid, "--name", "boot").exitCode());

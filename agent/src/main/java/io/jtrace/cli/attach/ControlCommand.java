@@ -24,6 +24,8 @@ public final class ControlCommand {
     private Path config;
     /** The --config file's text, read while parsing: a file that cannot be read fails before any attach. */
     private String configText;
+    /** Why the agent would refuse the --config file, found before any JVM is touched; null if it parses. */
+    private String configRefusal;
     private String options = "";
 
     private ControlCommand(String verb) {
@@ -52,6 +54,10 @@ public final class ControlCommand {
         } catch (IllegalArgumentException e) {
             err.println("jtrace " + args[0] + ": " + e.getMessage());
             return ExitCodes.USAGE;
+        }
+        if (command.configRefusal != null) {
+            err.println("jtrace " + command.verb + ": " + command.configRefusal);
+            return ExitCodes.COMMAND_FAILED;
         }
         // Only start loads the agent: a command that asks about sessions must not add a tracer (its
         // threads, its SMB, its MBean), nor a JMX agent, to a JVM that had none, just to answer that
@@ -126,10 +132,15 @@ public final class ControlCommand {
             if (config != null) {
                 try {
                     configText = TextTraceConfig.readText(config);
-                    // Here, where the file's name is known: the agent would report the same error without it.
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--config: " + e.getMessage());
+                }
+                try {
+                    // Here, where the file's name is known: the agent would refuse it the same way, without
+                    // the name. A refusal of the config (exit code 1), not a mistake on the command line.
                     TextTraceConfig.parse(configText);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("--config " + config + ": " + e.getMessage());
+                    configRefusal = "--config " + config + ": " + e.getMessage();
                 }
             }
         }

@@ -39,17 +39,22 @@ class ControlCommandTest {
     void aConfigFileThatCannotBeReadFailsBeforeAnyJvmIsTouched() {
         // Pid 1 is never a JVM of ours: had the command attached first, it would have failed with 3.
         String message = refused("start", "--pid", "1", "--config", "/no/such/config.pbtxt");
-        assertTrue(message.startsWith("jtrace start: --config /no/such/config.pbtxt: cannot read '/no/such/config.pbtxt': "),
-                message);
+        assertTrue(message.startsWith("jtrace start: --config: cannot read '/no/such/config.pbtxt': "), message);
     }
 
-    /** A config that does not parse is refused here, naming its file, before any JVM is touched. */
+    /**
+     * A config that does not parse is refused here, naming its file, before any JVM is touched: exit
+     * code 1, as when the agent refuses it (pid 1 is never a JVM of ours: an attach would have given 3).
+     */
     @Test
     void aConfigFileThatDoesNotParseIsRefusedNamingTheFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws java.io.IOException {
         java.nio.file.Path config = java.nio.file.Files.writeString(dir.resolve("syntax.pbtxt"),
                 "buffers { size_kb: 1024\n data_sources { garbage");
-        String message = refused("start", "--pid", "1", "--config", config.toString());
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(ExitCodes.COMMAND_FAILED, ControlCommand.run(new String[] {"start", "--pid", "1", "--config",
+                config.toString()}, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err)));
+        String message = err.toString(StandardCharsets.UTF_8).strip();
         assertTrue(message.startsWith("jtrace start: --config " + config + ": trace config line 2, column "), message);
     }
 }
