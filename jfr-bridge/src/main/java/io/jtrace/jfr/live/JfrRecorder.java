@@ -22,8 +22,10 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import jdk.jfr.Configuration;
 import jdk.jfr.EventSettings;
+import jdk.jfr.EventType;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.FlightRecorderListener;
 import jdk.jfr.Recording;
@@ -143,6 +145,12 @@ final class JfrRecorder implements DataSourceInstance {
             for (Map.Entry<String, Map<String, String>> e : settings.events().entrySet()) {
                 EventSettings es = rs.enable(e.getKey());
                 e.getValue().forEach(es::with);
+            }
+            List<String> unknown = settings.eventsNotAmong(FlightRecorder.getFlightRecorder().getEventTypes()
+                    .stream().map(EventType::getName).collect(Collectors.toSet()));
+            if (!unknown.isEmpty()) {
+                LOG.warn("jtrace jvm.jfr: no event type named {} is registered in this JVM: misspelt, or an event of the"
+                        + " application not loaded yet (its settings apply once it is)", unknown);
             }
         }
         rs.enable(StopMarker.class);

@@ -3,6 +3,7 @@ package io.jtrace.jfr.live;
 import java.io.IOException;
 import java.text.ParseException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +23,14 @@ public final class JfrSettings {
     private JfrSettings(String configuration, Map<String, Map<String, String>> events) {
         this.configuration = configuration;
         this.events = events;
+    }
+
+    /**
+     * The listed events that no event type of {@code registered} (names) has: a misspelt name, which JFR
+     * itself ignores without a word, or an application's event whose class has not been loaded yet.
+     */
+    public List<String> eventsNotAmong(Set<String> registered) {
+        return events.keySet().stream().filter(name -> !registered.contains(name)).toList();
     }
 
     /** Throws {@link IllegalArgumentException} naming what is wrong. */

@@ -24,6 +24,16 @@ class JfrSettingsTest {
         assertTrue(profile.enabledEvents().containsAll(Set.of("jdk.ExecutionSample", "jdk.ThreadPark", "jdk.CPULoad")));
     }
 
+    /** A misspelt event name, which JFR ignores silently, is found among the registered event types' names. */
+    @Test
+    void listedEventsNoRegisteredTypeHasAreNamed() {
+        JfrSettings settings = JfrSettings.parse("jdk.GarbageCollection#enabled=true+jdk.NoSuchEvent#foo=bar");
+        assertEquals(java.util.List.of("jdk.NoSuchEvent"), settings.eventsNotAmong(
+                jdk.jfr.FlightRecorder.getFlightRecorder().getEventTypes().stream().map(jdk.jfr.EventType::getName)
+                        .collect(java.util.stream.Collectors.toSet())));
+        assertEquals(java.util.List.of(), JfrSettings.parse("default").eventsNotAmong(Set.of()));
+    }
+
     @Test
     void unknownPredefinedConfigurationIsRejectedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> JfrSettings.parse("fast"));
