@@ -146,12 +146,6 @@ final class JfrRecorder implements DataSourceInstance {
                 EventSettings es = rs.enable(e.getKey());
                 e.getValue().forEach(es::with);
             }
-            List<String> unknown = settings.eventsNotAmong(FlightRecorder.getFlightRecorder().getEventTypes()
-                    .stream().map(EventType::getName).collect(Collectors.toSet()));
-            if (!unknown.isEmpty()) {
-                LOG.warn("jtrace jvm.jfr: no event type named {} is registered in this JVM: misspelt, or an event of the"
-                        + " application not loaded yet (its settings apply once it is)", unknown);
-            }
         }
         rs.enable(StopMarker.class);
         rs.onClose(streamClosed::countDown);
@@ -216,6 +210,7 @@ final class JfrRecorder implements DataSourceInstance {
         }
         if (rs != null) {
             drainAndClose(rs);
+            warnAboutEventsNeverRegistered();
         }
         synchronized (this) {
             stopped = true;
@@ -231,6 +226,25 @@ final class JfrRecorder implements DataSourceInstance {
                 w.close();
             }
             writers.clear();
+        }
+    }
+
+    /**
+     * At the end, not the start: an application's own event type is registered only once its class is
+     * loaded, often after the session started. A name still unknown now was most likely misspelt, which
+     * JFR itself ignores without a word.
+     */
+    private void warnAboutEventsNeverRegistered() {
+        try {
+            List<String> unknown = settings.eventsNotAmong(FlightRecorder.getFlightRecorder().getEventTypes()
+                    .stream().map(EventType::getName).collect(Collectors.toSet()));
+            if (!unknown.isEmpty()) {
+                LOG.warn("jtrace jvm.jfr: no event type named {} was registered while the session ran: misspelt?"
+                        + " (JFR ignores the settings of an event it does not know)", unknown);
+            }
+        } catch (RuntimeException e) {
+            // JFR shutting down with the JVM: nothing to say then.
+            LOG.debug("jtrace jvm.jfr: could not list JFR's event types at stop", e);
         }
     }
 
