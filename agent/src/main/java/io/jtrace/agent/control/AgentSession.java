@@ -89,8 +89,7 @@ final class AgentSession implements Consumer {
                 // untouched until this session's trace replaces it whole.
                 ringFile = WholeTraceFile.beside(file);
             } catch (IOException | RuntimeException e) {
-                throw new IllegalArgumentException("cannot write the trace file '" + file + "': "
-                        + (e instanceof IOException io ? FileErrors.plainly(io) : e.toString()));
+                throw new IllegalArgumentException("cannot write the trace file '" + file + "': " + FileErrors.plainly(e));
             }
         }
         AgentSession session = new AgentSession(service, name, mode, file, config.build(), ringFile);

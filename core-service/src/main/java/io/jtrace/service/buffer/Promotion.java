@@ -101,8 +101,10 @@ public final class Promotion {
     private int nextChunkId;
     /**
      * Chunks, their payload bytes (what a buffer counts for them) and the drop markers among them,
-     * appended ever: the service reads them without owning the promotion, for live statistics. The writer stores them with release (no fence on x86, unlike a volatile store),
-     * the service loads them with acquire; a settlement, owning the promotion, reads them plainly.
+     * appended ever: the service reads them without owning the promotion, for live statistics and to
+     * tell whether the writer appended since a flush began. The writer stores them with release (no
+     * fence on x86, unlike a volatile store), the service loads them with acquire; a settlement, owning
+     * the promotion, reads them plainly.
      */
     private long appendedEver;
     private long appendedBytesEver;

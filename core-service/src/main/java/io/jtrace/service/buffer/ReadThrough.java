@@ -11,7 +11,8 @@ import io.jtrace.shm.proto.WireFormat;
  * memory twice (into a small array this thread keeps in its cache, then into the file's buffer) instead
  * of four times (into the ring, whose write position is cold, and out of it), and the ring keeps no
  * record of them. The chunk must be next in its sequence and carry its writer's hints (whole,
- * file-framed packets, no drop marker but a leading one, nothing continued from or onto another chunk, no patch due); the
+ * file-framed packets, no drop marker but a leading one, nothing continued from or onto another chunk,
+ * no patch due); the
  * sequence must hold no chunk, fragment, partial read or known loss in the buffer. Anything else is
  * stored and read out as before, so the ring's rules (order, gaps, losses, patches) stay in one place.
  * A chunk read through counts as written and read. Service thread only, like its buffer.
@@ -38,7 +39,8 @@ final class ReadThrough {
     boolean read(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index, int payloadEnd,
                  int stampedSequenceId, SequenceIdentity identity, PacketSink file) {
         if (payloadEnd < 0 || stampedSequenceId <= 0) {
-            // No writer hints: another process's producer, or a chunk with a marker after a packet or a continued packet.
+            // No writer hints: another process's producer, or a chunk with a marker after a packet or a
+            // continued packet.
             return false;
         }
         int offset = abi.chunkOffset(page, layout, index);

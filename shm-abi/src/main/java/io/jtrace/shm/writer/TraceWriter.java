@@ -25,9 +25,8 @@ import java.nio.ByteOrder;
  * has received its last patch.
  *
  * <h2>Publication</h2>
- * Each finished fragment is counted in the chunk header by a release store, so the service may read a
- * chunk still being written up to its last counted fragment; releasing the chunk (CAS to COMPLETE)
- * publishes the rest.
+ * Each finished fragment is counted in the chunk header, so the service may read a chunk still being
+ * written up to its last counted fragment; the orderings are {@link WriterChunk}'s.
  *
  * <h2>SMB full</h2>
  * When no chunk is free the {@link SmbFullPolicy} decides: drop at once, or stall with bounded back-off
