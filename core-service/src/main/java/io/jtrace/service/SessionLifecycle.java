@@ -147,20 +147,20 @@ final class SessionLifecycle {
             // duration_ms: a uint32.
             session.timers.add(thread.postAfter(Integer.toUnsignedLong(c.getDurationMs()), () -> disable(session)));
         }
-        if (c.getFlushPeriodMs() > 0) {
-            session.timers.add(thread.postEvery(c.getFlushPeriodMs(), () -> {
+        long flushPeriod = flushPeriodMillis(c);
+        if (flushPeriod != 0) {
+            session.timers.add(thread.postEvery(flushPeriod, () -> {
                 if (session.state == TracingSession.State.STARTED) {
                     flush(session, flushTimeout(session));
                 }
             }));
         }
-        long clearPeriod = c.getIncrementalStateConfig().getClearPeriodMs();
-        if (clearPeriod > 0) {
+        long clearPeriod = clearPeriodMillis(c);
+        if (clearPeriod != 0) {
             session.timers.add(thread.postEvery(clearPeriod, () -> instances.clearIncrementalState(session)));
         }
         if (session.file != null) {
-            long period = c.getFileWritePeriodMs() > 0
-                    ? Math.max(MIN_FILE_WRITE_PERIOD_MS, c.getFileWritePeriodMs()) : DEFAULT_FILE_WRITE_PERIOD_MS;
+            long period = fileWritePeriodMillis(c);
             session.timers.add(thread.postEvery(period, () -> output.writeIntoFile(session)));
         }
         long startTimeout = stopTimeout(session);
@@ -207,8 +207,39 @@ final class SessionLifecycle {
     }
 
     private long flushTimeout(TracingSession session) {
-        long t = session.config.getFlushTimeoutMs();
-        return t > 0 ? t : config.defaultFlushTimeoutMillis();
+        return flushTimeoutMillis(session.config, config.defaultFlushTimeoutMillis());
+    }
+
+    // The config's periods and timeouts are uint32 milliseconds (up to about 49.7 days), 0 for "not set";
+    // a value of 2^31 or more is a large period, not a negative one. The service thread's timers take
+    // long milliseconds, so every value is honoured as given.
+
+    /** flush_period_ms; 0: no periodic flush. */
+    static long flushPeriodMillis(TraceConfig c) {
+        return Integer.toUnsignedLong(c.getFlushPeriodMs());
+    }
+
+    /** incremental_state_config.clear_period_ms; 0: no periodic clear. */
+    static long clearPeriodMillis(TraceConfig c) {
+        return Integer.toUnsignedLong(c.getIncrementalStateConfig().getClearPeriodMs());
+    }
+
+    /** file_write_period_ms, at least {@link #MIN_FILE_WRITE_PERIOD_MS}; 0: the default. */
+    static long fileWritePeriodMillis(TraceConfig c) {
+        long period = Integer.toUnsignedLong(c.getFileWritePeriodMs());
+        return period != 0 ? Math.max(MIN_FILE_WRITE_PERIOD_MS, period) : DEFAULT_FILE_WRITE_PERIOD_MS;
+    }
+
+    /** flush_timeout_ms; 0: {@code defaultMillis}. */
+    static long flushTimeoutMillis(TraceConfig c, long defaultMillis) {
+        long t = Integer.toUnsignedLong(c.getFlushTimeoutMs());
+        return t != 0 ? t : defaultMillis;
+    }
+
+    /** data_source_stop_timeout_ms; 0: {@link #DEFAULT_STOP_TIMEOUT_MS}. */
+    static long stopTimeoutMillis(TraceConfig c) {
+        long t = Integer.toUnsignedLong(c.getDataSourceStopTimeoutMs());
+        return t != 0 ? t : DEFAULT_STOP_TIMEOUT_MS;
     }
 
     // ------------------------------------------------------------------ stop
@@ -256,8 +287,7 @@ final class SessionLifecycle {
     }
 
     private long stopTimeout(TracingSession session) {
-        long t = session.config.getDataSourceStopTimeoutMs();
-        return t > 0 ? t : DEFAULT_STOP_TIMEOUT_MS;
+        return stopTimeoutMillis(session.config);
     }
 
     // ------------------------------------------------------------------ free

@@ -90,6 +90,57 @@ class SessionLifecycleTest {
         await(consumer.disableTracing());
     }
 
+    /**
+     * flush_period_ms, file_write_period_ms, incremental_state_config.clear_period_ms, flush_timeout_ms
+     * and data_source_stop_timeout_ms are uint32: 2^31 ms and more is that long, not a negative number
+     * that falls back to the default; 0 still means the default.
+     */
+    @Test
+    void periodsAndTimeoutsOf2To31MsOrMoreAreHonouredAsUnsignedNotReplacedByTheDefault() {
+        long[] large = {1L << 31, 0xFFFF_FFFFL};
+        for (long ms : large) {
+            int asInt = (int) ms;
+            TraceConfig c = config("src").setFlushPeriodMs(asInt).setFileWritePeriodMs(asInt).setFlushTimeoutMs(asInt)
+                    .setDataSourceStopTimeoutMs(asInt)
+                    .setIncrementalStateConfig(TraceConfig.IncrementalStateConfig.newBuilder().setClearPeriodMs(asInt))
+                    .build();
+            assertEquals(ms, SessionLifecycle.flushPeriodMillis(c), "flush_period_ms");
+            assertEquals(ms, SessionLifecycle.fileWritePeriodMillis(c), "file_write_period_ms");
+            assertEquals(ms, SessionLifecycle.clearPeriodMillis(c), "incremental_state_config.clear_period_ms");
+            assertEquals(ms, SessionLifecycle.flushTimeoutMillis(c, 1234), "flush_timeout_ms");
+            assertEquals(ms, SessionLifecycle.stopTimeoutMillis(c), "data_source_stop_timeout_ms");
+        }
+        TraceConfig unset = config("src").build();
+        assertEquals(0, SessionLifecycle.flushPeriodMillis(unset), "no periodic flush");
+        assertEquals(0, SessionLifecycle.clearPeriodMillis(unset), "no periodic clear");
+        assertEquals(SessionLifecycle.DEFAULT_FILE_WRITE_PERIOD_MS, SessionLifecycle.fileWritePeriodMillis(unset));
+        assertEquals(1234, SessionLifecycle.flushTimeoutMillis(unset, 1234));
+        assertEquals(SessionLifecycle.DEFAULT_STOP_TIMEOUT_MS, SessionLifecycle.stopTimeoutMillis(unset));
+    }
+
+    /** A session whose flush_timeout_ms is 2^31 waits for its producer's final flush, not the 1 ms default. */
+    @Test
+    void aFlushTimeoutOf2To31MsIsNotCutShortByTheServicesDefault() throws Exception {
+        TracingService quick = new TracingService(new ServiceConfig(64 * 1024, 4096, null, 8, 1L << 30, 1));
+        try {
+            ScriptedProducer producer = ScriptedProducer.connect(quick, DataSourceDescriptor.named("src"));
+            producer.answerFlushes = false;
+            ConsumerEndpoint consumer = quick.connectConsumer(error -> { });
+            await(consumer.enableTracing(config("src").setFlushTimeoutMs((int) (1L << 31)).build()));
+            CompletableFuture<Void> disabled = consumer.disableTracing();
+            Long finalFlush = producer.flushes.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(finalFlush, "the final flush");
+            await(quick.status()); // the service thread has handled everything posted so far
+            Thread.sleep(50); // far beyond the 1 ms default a signed read would fall back to
+            await(quick.status());
+            assertFalse(disabled.isDone(), "the session waits for its producer's flush for up to 2^31 ms");
+            producer.endpoint.flushComplete(finalFlush);
+            await(disabled);
+        } finally {
+            quick.close();
+        }
+    }
+
     @Test
     void flushPeriodFlushesTheProducersRepeatedly() throws Exception {
         ScriptedProducer producer = ScriptedProducer.connect(service, DataSourceDescriptor.named("src"));

@@ -46,9 +46,6 @@ final class AgentSession implements Consumer {
     private final ConsumerEndpoint endpoint;
     /** Set for a session of the agent's own (the warm-up): its end is logged at debug level only. */
     private volatile boolean internal;
-    /** A RING session's file, open from the start so a bad path fails the start, not the end. */
-    /** A ring session's file: written whole when it ends, in place of the target only then. */
-    private final WholeTraceFile ringFile;
     private volatile long id;
     /** The service's last view of the session, taken as it ended (its buffers' final counters). */
     private volatile SessionStatus finalStatus;
@@ -57,13 +54,11 @@ final class AgentSession implements Consumer {
     /** Completed by the registry once it has recorded the session's end: what a stop returns. */
     final CompletableFuture<SessionInfo> endInfo = new CompletableFuture<>();
 
-    private AgentSession(TracingService service, String name, SessionRequest.Mode mode, Path file, TraceConfig config,
-                         WholeTraceFile ringFile) {
+    private AgentSession(TracingService service, String name, SessionRequest.Mode mode, Path file, TraceConfig config) {
         this.name = name;
         this.mode = mode;
         this.file = file;
         this.config = config;
-        this.ringFile = ringFile;
         this.service = service;
         this.endpoint = service.connectConsumer(this);
     }
@@ -75,30 +70,30 @@ final class AgentSession implements Consumer {
     static AgentSession start(TracingService service, String name, SessionRequest.Mode mode, Path file,
                               TraceConfig requested) throws Exception {
         TraceConfig.Builder config = requested.toBuilder().setUniqueSessionName(name);
-        WholeTraceFile ringFile = null;
         if (mode == SessionRequest.Mode.FILE) {
             config.setWriteIntoFile(true)
                     .setOutputPath(file.toAbsolutePath().toString())
-                    .setFileWritePeriodMs(requested.getFileWritePeriodMs() > 0
+                    // uint32 fields: any value but 0 (not set) is the requester's, 2^31 ms and more included.
+                    .setFileWritePeriodMs(requested.getFileWritePeriodMs() != 0
                             ? requested.getFileWritePeriodMs() : FILE_WRITE_PERIOD_MS)
-                    .setFlushPeriodMs(requested.getFlushPeriodMs() > 0 ? requested.getFlushPeriodMs() : FLUSH_PERIOD_MS);
+                    .setFlushPeriodMs(requested.getFlushPeriodMs() != 0 ? requested.getFlushPeriodMs() : FLUSH_PERIOD_MS);
         } else {
             config.setWriteIntoFile(false).clearOutputPath();
             try {
-                // Beside the target: fails at once if it cannot be written, and leaves a file already there
-                // untouched until this session's trace replaces it whole.
-                ringFile = WholeTraceFile.beside(file);
+                // A bad path fails the start, not the end. Only checked: the file is written whole, beside
+                // the target, when the session ends (onTracingDisabled), so a JVM killed meanwhile leaves
+                // no temporary file, and a file already at the target stays as it was until then.
+                WholeTraceFile.checkWritable(file);
             } catch (IOException | RuntimeException e) {
                 throw new IllegalArgumentException("cannot write the trace file '" + file + "': " + FileErrors.plainly(e));
             }
         }
-        AgentSession session = new AgentSession(service, name, mode, file, config.build(), ringFile);
+        AgentSession session = new AgentSession(service, name, mode, file, config.build());
         try {
             session.id = session.endpoint.enableTracing(session.config).get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException | InterruptedException e) {
             // Reported as not started: so it must not run on unseen (nothing would ever stop it).
             session.endpoint.freeBuffers();
-            session.closeRingFile();
             throw e;
         }
         return session;
@@ -120,8 +115,16 @@ final class AgentSession implements Consumer {
         // comes before the buffers are freed.
         if (mode == SessionRequest.Mode.FILE || error != null) {
             captureFinalStatus();
-            closeRingFile();
             endpoint.freeBuffers().whenComplete((v, e) -> finish(error));
+            return;
+        }
+        WholeTraceFile ringFile;
+        try {
+            ringFile = WholeTraceFile.beside(file);
+        } catch (IOException | RuntimeException e) {
+            String failure = "writing " + file + " failed: " + FileErrors.plainly(e);
+            captureFinalStatus();
+            endpoint.freeBuffers().whenComplete((v, freeError) -> finish(failure));
             return;
         }
         endpoint.readBuffers(ringFile.writer()).whenComplete((packets, readError) -> {
@@ -130,10 +133,17 @@ final class AgentSession implements Consumer {
                 if (failure == null) {
                     ringFile.commit();
                 }
-                ringFile.close();
             } catch (IOException e) {
                 failure = "writing " + file + " failed: " + FileErrors.plainly(e);
+            } finally {
+                // After a failed commit too: deletes the temporary file.
+                try {
+                    ringFile.close();
+                } catch (IOException e) {
+                    failure = failure != null ? failure : "writing " + file + " failed: " + FileErrors.plainly(e);
+                }
             }
+            // Not logged here: finish logs it, once, for the registry and every surface to show.
             String result = failure;
             captureFinalStatus();
             endpoint.freeBuffers().whenComplete((v, e) -> finish(result));
@@ -166,16 +176,6 @@ final class AgentSession implements Consumer {
         } else {
             LOG.atLevel(internal ? Level.DEBUG : Level.INFO).log("jtrace: session '{}': trace written to {}", name, file);
             ended.complete("");
-        }
-    }
-
-    private void closeRingFile() {
-        if (ringFile != null) {
-            try {
-                ringFile.close();
-            } catch (IOException e) {
-                LOG.warn("jtrace: closing {} failed", file, e);
-            }
         }
     }
 

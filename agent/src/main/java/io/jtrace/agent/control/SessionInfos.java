@@ -66,6 +66,14 @@ public final class SessionInfos {
 
     /** One line of text for logs and the command line. */
     public static String line(SessionInfo s) {
+        return line(s, true);
+    }
+
+    /**
+     * One line of text; without {@code withError}, an error is only marked ("trace incomplete"), for a log
+     * where it was logged already.
+     */
+    static String line(SessionInfo s, boolean withError) {
         StringBuilder b = new StringBuilder();
         b.append("session '").append(s.name()).append("' (id ").append(s.id()).append("): ").append(s.state())
                 .append(", ").append(s.mode()).append(", ").append(s.config()).append(", file ").append(s.file())
@@ -84,7 +92,7 @@ public final class SessionInfos {
         }
         b.append(", chunks lost ").append(s.chunksLost()).append(", writer drops ").append(s.writerPacketLoss());
         if (!s.error().isEmpty()) {
-            b.append(", error: ").append(s.error());
+            b.append(withError ? ", error: " + s.error() : ", trace incomplete");
         }
         return b.toString();
     }

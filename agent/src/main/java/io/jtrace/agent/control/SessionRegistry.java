@@ -223,7 +223,8 @@ public final class SessionRegistry implements TracingControl {
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopAllAtExit, "jtrace-shutdown"));
     }
 
-    private void stopAllAtExit() {
+    /** What the shutdown hook runs (not private: a test runs it as the JVM would at exit). */
+    void stopAllAtExit() {
         List<AgentSession> sessions;
         synchronized (this) {
             sessions = new ArrayList<>(running.values());
@@ -234,10 +235,8 @@ public final class SessionRegistry implements TracingControl {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_TIMEOUT_MS);
         for (AgentSession s : sessions) {
             try {
-                String error = s.ended().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (!error.isEmpty()) {
-                    LoggerFactory.getLogger(SessionRegistry.class).error("jtrace: trace {} is incomplete: {}", s.file, error);
-                }
+                // An error the session ended with is logged by the session itself (AgentSession.finish), once.
+                s.ended().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 LoggerFactory.getLogger(SessionRegistry.class).error("jtrace: trace file {} not finished within {} ms",
                         s.file, SHUTDOWN_TIMEOUT_MS);
@@ -263,7 +262,8 @@ public final class SessionRegistry implements TracingControl {
                 ended.removeLast();
             }
         }
-        LoggerFactory.getLogger(SessionRegistry.class).info("jtrace: ended {}", SessionInfos.line(info));
+        // Without the error, which the session logged already (as an error, naming the file).
+        LoggerFactory.getLogger(SessionRegistry.class).info("jtrace: ended {}", SessionInfos.line(info, false));
         session.endInfo.complete(info);
         for (SessionListener listener : listeners) {
             try {

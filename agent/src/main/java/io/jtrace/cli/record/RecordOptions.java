@@ -75,8 +75,8 @@ public record RecordOptions(TraceConfig config, Path out, Long pid, Path socket,
             if (out == null && !parsed.getOutputPath().isEmpty()) {
                 out = Path.of(parsed.getOutputPath());
             }
-            if (parsed.getFileWritePeriodMs() > 0) {
-                readPeriod = Math.max(100, parsed.getFileWritePeriodMs());
+            if (parsed.getFileWritePeriodMs() != 0) {
+                readPeriod = Math.max(100, Integer.toUnsignedLong(parsed.getFileWritePeriodMs())); // a uint32
             }
             maxFileBytes = parsed.getMaxFileSizeBytes();
             config = forConsumer(parsed);

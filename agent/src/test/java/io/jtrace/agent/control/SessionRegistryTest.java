@@ -191,4 +191,105 @@ class SessionRegistryTest {
         assertTrue(e.getMessage().contains("/proc/no-such-dir/x.pftrace"), e.getMessage());
         assertEquals(List.of(), registry.getSessions());
     }
+
+    /** flush_period_ms and file_write_period_ms are uint32: 2^31 ms or more is the requester's, not replaced by the agent's default. */
+    @Test
+    void aStreamedSessionKeepsRequestedPeriodsOf2To31MsOrMore() throws Exception {
+        for (long ms : new long[] {1L << 31, 0xFFFF_FFFFL}) {
+            TraceConfig requested = TraceConfig.newBuilder()
+                    .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(256))
+                    .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("x")))
+                    .setFlushPeriodMs((int) ms).setFileWritePeriodMs((int) ms)
+                    .build();
+            AgentSession session = AgentSession.start(service, "big", SessionRequest.Mode.FILE, dir.resolve("big.pftrace"),
+                    requested);
+            try {
+                assertEquals(ms, Integer.toUnsignedLong(session.config.getFlushPeriodMs()), "flush_period_ms");
+                assertEquals(ms, Integer.toUnsignedLong(session.config.getFileWritePeriodMs()), "file_write_period_ms");
+            } finally {
+                session.requestStop();
+                assertEquals("", session.ended().get(30, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    private List<String> partialFiles() throws Exception {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".partial")).toList();
+        }
+    }
+
+    /**
+     * A ring session's file is written only at its end, so no temporary file exists while it runs: a JVM
+     * killed (SIGKILL: no shutdown hook, no delete at exit) during the session leaves nothing behind.
+     */
+    @Test
+    void aRunningRingSessionHasNoTemporaryFileThatAKilledJvmWouldLeaveBehind() throws Exception {
+        start("r", SessionRequest.Mode.RING, "r.pftrace");
+        assertEquals(List.of(), partialFiles(), "nothing beside the target while the session runs");
+        assertTrue(Files.notExists(dir.resolve("r.pftrace")));
+        registry.stop("r");
+        assertTrue(packets(dir.resolve("r.pftrace")).get(1).hasTraceConfig(), "written whole at its end");
+        assertEquals(List.of(), partialFiles());
+    }
+
+    /** Still refused at its start: a directory that exists but where no file can be made (not even by root). */
+    @Test
+    void aRingSessionIntoADirectoryThatCannotBeWrittenIsRefusedAtItsStartNamingTheFile() {
+        Path target = Path.of("/proc/jtrace-test.pftrace");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> registry.start(new SessionRequest("x", TraceConfig.newBuilder()
+                        .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(64))
+                        .addDataSources(TraceConfig.DataSource.newBuilder()
+                                .setConfig(DataSourceConfig.newBuilder().setName("x")))
+                        .build(), SessionRequest.Mode.RING, target)));
+        assertTrue(e.getMessage().startsWith("cannot write the trace file '" + target + "'"), e.getMessage());
+        assertEquals(List.of(), registry.getSessions());
+    }
+
+    /**
+     * A ring file that cannot be put in place at the session's end (a directory now in the way) is one
+     * error in the log, naming the file, whether the session is stopped or ends as the JVM exits; the
+     * "ended" line only marks the trace incomplete.
+     */
+    @Test
+    void aRingFileThatCannotBePutInPlaceAtTheEndIsLoggedOnceNamingTheFile() throws Exception {
+        for (boolean atExit : new boolean[] {false, true}) {
+            String name = atExit ? "at-exit" : "stopped";
+            Path target = dir.resolve(name + ".pftrace");
+            start(name, SessionRequest.Mode.RING, name + ".pftrace");
+            Files.createDirectories(target.resolve("in-the-way"));
+            java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
+            registry.addSessionListener(new TracingControl.SessionListener() {
+                @Override
+                public void started(SessionInfo s) {}
+
+                @Override
+                public void stopped(SessionInfo s) {
+                    if (s.name().equals(name)) {
+                        recorded.countDown();
+                    }
+                }
+            });
+            try (io.jtrace.agent.tracks.CapturedStderr log = new io.jtrace.agent.tracks.CapturedStderr()) {
+                if (atExit) {
+                    registry.stopAllAtExit();
+                } else {
+                    // Told to the one who stopped it, not logged (again).
+                    assertTrue(assertThrows(IllegalStateException.class, () -> registry.stop(name)).getMessage()
+                            .contains("writing " + target + " failed"));
+                }
+                assertTrue(recorded.await(30, java.util.concurrent.TimeUnit.SECONDS), "the end is recorded");
+                String failure = "writing " + target + " failed";
+                assertEquals(1, log.linesContaining(failure), name + ": " + log.lines());
+                String line = log.lines().stream().filter(l -> l.contains(failure)).findFirst().orElseThrow();
+                assertTrue(line.contains("ERROR"), line);
+                assertEquals(1, log.lines().stream().filter(l -> l.contains("jtrace: ended session '" + name + "'")
+                        && l.contains("trace incomplete")).count(), name + ": " + log.lines());
+            }
+            SessionInfo ended = registry.getSessions().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+            assertTrue(ended.error().startsWith("writing " + target + " failed"), ended.error());
+            assertEquals(List.of(), partialFiles(), "no temporary file left after the failure");
+        }
+    }
 }

@@ -338,6 +338,16 @@ class RecordCommandTest {
                 .getBuffers(0).getSizeKb());
     }
 
+    /** file_write_period_ms is a uint32: 2^31 ms or more is how often the command reads, not the default. */
+    @Test
+    void aConfigsFileWritePeriodOf2To31MsOrMoreIsTheReadPeriodNotTheDefault() throws Exception {
+        for (long ms : new long[] {1L << 31, 0xFFFF_FFFFL}) {
+            Path config = config("buffers { size_kb: 64 }\ndata_sources { config { name: \"x\" } }\nfile_write_period_ms: "
+                    + ms + "\n");
+            assertEquals(ms, RecordOptions.parse(new String[] {"-c", config.toString(), "-o", "x.pftrace"}).readPeriodMillis());
+        }
+    }
+
     @Test
     void anUnknownFlagIsAUsageErrorNamingIt() {
         assertEquals(2, command(socket -> { throw new AssertionError("no connection for a bad command line"); }, false)

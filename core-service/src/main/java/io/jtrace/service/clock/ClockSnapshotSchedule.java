@@ -20,8 +20,9 @@ public final class ClockSnapshotSchedule {
     private long lastNanos;
 
     public ClockSnapshotSchedule(TraceConfig config) {
-        long millis = config.getBuiltinDataSources().getSnapshotIntervalMs();
-        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(millis > 0 ? millis : DEFAULT_INTERVAL_MILLIS);
+        // A uint32: 2^31 ms and more is a long interval, not a negative one; 0 is "not set".
+        long millis = Integer.toUnsignedLong(config.getBuiltinDataSources().getSnapshotIntervalMs());
+        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(millis != 0 ? millis : DEFAULT_INTERVAL_MILLIS);
     }
 
     /** A snapshot taken at {@code nowNanos} ({@code System.nanoTime()}) went into the trace. */

@@ -5,13 +5,31 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Collection;
 
 /**
  * Why a file could not be made or written, in words rather than an exception's class name. Worded for
- * outputs: a missing path is one whose directories could not be made.
+ * outputs: a missing path is one whose directories could not be made (unless it is named as an input).
  */
 public final class FileErrors {
     private FileErrors() {}
+
+    /**
+     * As {@link #plainly(Exception)}, but a file of {@code inputs} (files read, not made) that does not
+     * exist is said to be a missing input rather than a path that cannot be made.
+     */
+    public static String plainly(Exception e, Collection<Path> inputs) {
+        Exception cause = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        if (cause instanceof NoSuchFileException n && n.getFile() != null) {
+            for (Path input : inputs) {
+                if (n.getFile().equals(input.toString()) || n.getFile().equals(input.toAbsolutePath().toString())) {
+                    return "input file " + n.getFile() + " does not exist";
+                }
+            }
+        }
+        return plainly(e);
+    }
 
     public static String plainly(Exception e) {
         if (e instanceof UncheckedIOException u && u.getCause() != null) {

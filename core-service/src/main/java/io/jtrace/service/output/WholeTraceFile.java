@@ -50,6 +50,18 @@ public final class WholeTraceFile implements AutoCloseable {
         return create(target, false);
     }
 
+    /**
+     * Fails as {@link #beside} would if a trace written whole cannot be put at {@code target} (a path
+     * whose directories cannot be made, a directory that cannot be written, something in the way), but
+     * leaves no file behind: the temporary file it makes to find out is deleted at once. For a file
+     * written only much later (a ring session's, at its end), so a JVM killed meanwhile leaves nothing.
+     */
+    public static void checkWritable(Path target) throws IOException {
+        Path absolute = whatTheMoveReplaces(target.toAbsolutePath());
+        Files.createDirectories(absolute.getParent());
+        Files.delete(newTempBeside(absolute));
+    }
+
     private static WholeTraceFile create(Path target, boolean open) throws IOException {
         Path absolute = whatTheMoveReplaces(target.toAbsolutePath());
         Files.createDirectories(absolute.getParent());

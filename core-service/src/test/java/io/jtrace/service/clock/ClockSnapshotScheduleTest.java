@@ -36,4 +36,16 @@ class ClockSnapshotScheduleTest {
         assertFalse(schedule.due(149 * MS, false));
         assertTrue(schedule.due(150 * MS, false), "250 ms after the last, across zero");
     }
+
+    @Test
+    void anIntervalOf2To31MsOrMoreIsHonouredAsTheUint32ItIsNotReplacedByTheDefault() {
+        // 0x80000000 ms, about 24.9 days: read signed it would be negative and fall back to 10 s.
+        ClockSnapshotSchedule schedule = new ClockSnapshotSchedule(TraceConfig.newBuilder()
+                .setBuiltinDataSources(TraceConfig.BuiltinDataSource.newBuilder().setSnapshotIntervalMs(0x80000000))
+                .build());
+        schedule.taken(0);
+        assertFalse(schedule.due(10_000 * MS, false), "not the 10 s default");
+        assertFalse(schedule.due((0x80000000L - 1) * MS, false));
+        assertTrue(schedule.due(0x80000000L * MS, false));
+    }
 }

@@ -145,4 +145,16 @@ class WholeTraceFileTest {
             return s.sorted().toList();
         }
     }
+    /** The check a ring session makes at its start: fails as beside would, and leaves no file either way. */
+    @Test
+    void checkingThatATargetCanBeWrittenLeavesNoFileAndRefusesAnUnwritableDirectory() throws Exception {
+        Path target = dir.resolve("sub").resolve("ring.pftrace");
+        WholeTraceFile.checkWritable(target);
+        try (Stream<Path> left = Files.list(target.getParent())) {
+            assertEquals(List.of(), left.toList(), "no temporary file left by the check");
+        }
+        assertFalse(Files.exists(target));
+        IOException e = assertThrows(IOException.class, () -> WholeTraceFile.checkWritable(Path.of("/proc/ring.pftrace")));
+        assertTrue(FileErrors.plainly(e).contains("/proc"), FileErrors.plainly(e));
+    }
 }

@@ -45,7 +45,8 @@ public final class JfrCommands {
             return USAGE;
         }
         Path jfr = Path.of(parsed.inputs.get(0));
-        return run(err, out, parsed, jfr, () -> new JfrToTrace(parsed.keepGoing, err).convert(jfr, parsed.output));
+        return run(err, out, parsed, jfr, List.of(jfr),
+                () -> new JfrToTrace(parsed.keepGoing, err).convert(jfr, parsed.output));
     }
 
     public static int merge(String[] args, PrintStream out, PrintStream err) {
@@ -55,7 +56,7 @@ public final class JfrCommands {
         }
         Path trace = Path.of(parsed.inputs.get(0));
         Path jfr = Path.of(parsed.inputs.get(1));
-        return run(err, out, parsed, jfr,
+        return run(err, out, parsed, jfr, List.of(trace, jfr),
                 () -> new JfrToTrace(parsed.keepGoing, err).merge(trace, jfr, parsed.output));
     }
 
@@ -64,7 +65,8 @@ public final class JfrCommands {
         ConversionReport run() throws IOException, JfrInputException, JfrInternalError;
     }
 
-    private static int run(PrintStream err, PrintStream out, Parsed parsed, Path jfr, Job job) {
+    /** {@code inputs}: the files the job reads, so a missing one is reported as such (not as an output that cannot be made). */
+    private static int run(PrintStream err, PrintStream out, Parsed parsed, Path jfr, List<Path> inputs, Job job) {
         ConversionReport report;
         try {
             report = job.run();
@@ -75,7 +77,7 @@ public final class JfrCommands {
             err.println("jtrace: " + e.getMessage());
             return INTERNAL_ERROR;
         } catch (IOException e) {
-            err.println("jtrace: " + FileErrors.plainly(e));
+            err.println("jtrace: " + FileErrors.plainly(e, inputs));
             return FAILED;
         }
         for (String note : report.notes()) {
