@@ -137,6 +137,50 @@ public class FileLogTest {
     }
 
     /**
+     * The ring is full behind a range still being filled at its front; its appender commits it while
+     * another appender, finding the ring full, makes room (which writes only the committed ranges at the
+     * front, up to the first it cannot claim). Either the room-maker came first and wrote nothing (so
+     * there is no room yet), or it saw the commit, wrote both ranges and handed their space back. Never
+     * a range written before it was filled, lost, or space handed back that was not written.
+     *
+     * <p>r1: makeRoom wrote; r2: a third range then fitted in the ring; r3: after a flush the file holds
+     * every range whole at its position.
+     */
+    @JCStressTest
+    @Outcome(id = {"false, false, true", "true, true, true"}, expect = ACCEPTABLE,
+            desc = "Before the commit: nothing written, no room; after it: both written, room.")
+    @Outcome(expect = FORBIDDEN, desc = "Room without the front written, a range written early or lost.")
+    @State
+    public static class MakeRoomAgainstTheFrontsCommit {
+        private final InMemoryFileLog log = new InMemoryFileLog(16);
+        private final long front;
+
+        public MakeRoomAgainstTheFrontsCommit() {
+            front = log.reserve(8);
+            log.tryAppend(8, (byte) 2);
+        }
+
+        @Actor
+        public void appender() {
+            log.fillAndCommit(front, 8, (byte) 1);
+        }
+
+        @Actor
+        public void roomMaker(ZZZ_Result r) {
+            r.r1 = log.makeRoom();
+            r.r2 = log.tryAppend(8, (byte) 3);
+        }
+
+        @Arbiter
+        public void file(ZZZ_Result r) {
+            log.sync();
+            byte[] file = log.file();
+            boolean third = !r.r2 || file.length == 24 && uniform(file, 16, 24) && file[16] == 3;
+            r.r3 = file.length >= 16 && uniform(file, 0, 8) && file[0] == 1 && uniform(file, 8, 16) && file[8] == 2 && third;
+        }
+    }
+
+    /**
      * Two threads write out the same committed ranges at once (the file thread and an appender that found
      * the ring full): each range is claimed by one of them (CAS of its slot), so each is written once,
      * at its position, and counted once; the ring's space comes back only after both ranges are written.

@@ -6,8 +6,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -191,8 +189,8 @@ final class FileLog implements AutoCloseable {
             if (reserved == SHUT) {
                 throw new ClosedChannelException();
             }
-            if (!consumeNow()) {
-                backOff(attempt);
+            if (!consumeFront()) {
+                CopyWait.pause(attempt);
             }
         }
     }
@@ -247,7 +245,7 @@ final class FileLog implements AutoCloseable {
     private void consumeUpTo(long tickets) {
         for (int attempt = 0; (long) CONSUMED_TICKET.getAcquire(this) < tickets; attempt++) {
             if (!consumeNow()) {
-                backOff(attempt);
+                CopyWait.pause(attempt);
             }
         }
     }
@@ -326,12 +324,11 @@ final class FileLog implements AutoCloseable {
     }
 
     /**
-     * An appender found the ring full: in a regular file it writes out what it can itself (the file
-     * thread may be waiting for a CPU behind the very threads that fill the ring); otherwise, or when
-     * there was nothing it could write, it wakes the file thread. Returns whether it wrote anything.
+     * An appender found the ring full: writes the front itself (the file thread may wait for a CPU behind
+     * the threads that fill the ring), or else wakes the file thread. Returns whether it wrote anything.
      */
     boolean makeRoom() {
-        if (file.positional() && consumeNow()) {
+        if (file.positional() && consumeFront()) {
             return true;
         }
         wakeFileThread();
@@ -346,13 +343,26 @@ final class FileLog implements AutoCloseable {
     }
 
     /**
-     * Writes out what is committed, on this thread: any thread may, at once with others, when the file
-     * takes writes at any position; otherwise one at a time, under the lock, waiting for it. Returns
-     * whether anything was written or handed back.
+     * Writes out what is committed, on this thread: at once with others in a file written at positions,
+     * else one at a time under the lock. Returns whether anything was written or handed back.
      */
     boolean consumeNow() {
+        return consume(false);
+    }
+
+    /**
+     * {@link #consumeNow} for a thread that needs room (an appender that found the ring full, the service
+     * waiting to reserve): only the committed ranges at the ring's front, up to the first it cannot
+     * claim. Space comes back in ticket order, so ranges past that one free nothing yet (the file thread
+     * writes them); scanning them all, every such thread turned 64 threads on 2 cores into a scan storm.
+     */
+    private boolean consumeFront() {
+        return consume(true);
+    }
+
+    private boolean consume(boolean frontOnly) {
         if (file.positional()) {
-            boolean wrote = writeClaimedRanges();
+            boolean wrote = writeClaimedRanges(frontOnly);
             return advanceWrittenPrefix() || wrote;
         }
         consumer.lock();
@@ -370,9 +380,10 @@ final class FileLog implements AutoCloseable {
      * later lap (this scan's tickets handed back by another thread meanwhile) is written at its own
      * positions all the same. So a run goes on only while its ranges are next to each other both in
      * the file and in the ring: a later lap's range can take the file position next to an earlier
-     * lap's neighbour (whose appender took its file position late), never its ring position.
+     * lap's neighbour (whose appender took its file position late), never its ring position. With
+     * {@code frontOnly} it stops at the first range it cannot claim (see {@link #consumeFront}).
      */
-    private boolean writeClaimedRanges() {
+    private boolean writeClaimedRanges(boolean frontOnly) {
         long ticket = (long) CONSUMED_TICKET.getAcquire(this);
         long end = ticketsReserved();
         long runFirst = ticket;
@@ -385,6 +396,9 @@ final class FileLog implements AutoCloseable {
             if (slot == 0) {
                 writeRun(runFirst, ticket, runStart, runEnd);
                 runEnd = -1;
+                if (frontOnly) {
+                    break;
+                }
                 continue;
             }
             long start = slots.filePosition(ticket);
@@ -482,16 +496,5 @@ final class FileLog implements AutoCloseable {
         WRITTEN_POSITION.setRelease(this, ringPosition);
         CONSUMED_TICKET.setRelease(this, ticket);
         return true;
-    }
-
-    /** Spin, then yield, then park in short steps: the wait is for an appender to finish a copy. */
-    private static void backOff(int attempt) {
-        if (attempt < 32) {
-            Thread.onSpinWait();
-        } else if (attempt < 64) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
-        }
     }
 }

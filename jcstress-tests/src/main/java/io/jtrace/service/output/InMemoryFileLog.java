@@ -86,6 +86,11 @@ public final class InMemoryFileLog {
         log.consumeNow();
     }
 
+    /** What an appender that found the ring full does first: whether it wrote or handed back anything. */
+    public boolean makeRoom() {
+        return log.makeRoom();
+    }
+
     /** Writes everything reserved so far, waiting for its commits, as a flush does. */
     public void sync() {
         try {
