@@ -267,10 +267,12 @@ public final class Promotion {
                 return REFUSED;
             }
             long reservation = file.tryReserve(length);
-            if (reservation != FileAppender.FULL) {
+            if (reservation >= 0) {
                 chunk.copyInto(file, reservation);
                 file.commit(reservation, length, packets);
-            } else if (!chunk.appendToAFullRing(file, length, packets, chunkSize)) {
+            } else if (reservation != FileAppender.FULL || !chunk.appendToAFullRing(file, length, packets, chunkSize)) {
+                // Shut (the file failed or closed) or still full: the service takes the chunk and counts
+                // what becomes of it. A negative answer is never a place in the ring.
                 return REFUSED;
             }
             packetAppended = true;
