@@ -114,40 +114,61 @@ final class AgentSession implements Consumer {
         // so the status still sees the session (after the last read: its final counters) and the read
         // comes before the buffers are freed.
         if (mode == SessionRequest.Mode.FILE || error != null) {
-            captureFinalStatus();
-            endpoint.freeBuffers().whenComplete((v, e) -> finish(error));
+            endWith(error);
             return;
         }
         WholeTraceFile ringFile;
         try {
             ringFile = WholeTraceFile.beside(file);
-        } catch (IOException | RuntimeException e) {
-            String failure = "writing " + file + " failed: " + FileErrors.plainly(e);
-            captureFinalStatus();
-            endpoint.freeBuffers().whenComplete((v, freeError) -> finish(failure));
+        } catch (Throwable t) {
+            // An Error too (no direct memory for the file's ring): the session must still end, its buffers
+            // freed and ended() completed, or a stop would wait for it forever.
+            endWith(writingFailed(t));
             return;
         }
         endpoint.readBuffers(ringFile.writer()).whenComplete((packets, readError) -> {
             String failure = readError != null ? "writing " + file + " failed: " + readError.getMessage() : null;
             try {
-                if (failure == null) {
-                    ringFile.commit();
-                }
-            } catch (IOException e) {
-                failure = "writing " + file + " failed: " + FileErrors.plainly(e);
+                failure = putInPlace(ringFile, failure);
+            } catch (Throwable t) {
+                failure = failure != null ? failure : writingFailed(t);
             } finally {
-                // After a failed commit too: deletes the temporary file.
-                try {
-                    ringFile.close();
-                } catch (IOException e) {
-                    failure = failure != null ? failure : "writing " + file + " failed: " + FileErrors.plainly(e);
-                }
+                // Not logged here: finish logs it, once, for the registry and every surface to show.
+                endWith(failure);
             }
-            // Not logged here: finish logs it, once, for the registry and every surface to show.
-            String result = failure;
-            captureFinalStatus();
-            endpoint.freeBuffers().whenComplete((v, e) -> finish(result));
         });
+    }
+
+    /**
+     * Commits the ring session's file unless {@code failure} (the read's) is set, and closes it either
+     * way (a file not committed is deleted). Returns the read's failure, or the commit's or the close's.
+     */
+    private String putInPlace(WholeTraceFile ringFile, String failure) {
+        String result = failure;
+        try {
+            if (result == null) {
+                ringFile.commit();
+            }
+        } catch (IOException e) {
+            result = writingFailed(e);
+        } finally {
+            try {
+                ringFile.close();
+            } catch (IOException e) {
+                result = result != null ? result : writingFailed(e);
+            }
+        }
+        return result;
+    }
+
+    private String writingFailed(Throwable t) {
+        return "writing " + file + " failed: " + (t instanceof Exception e ? FileErrors.plainly(e) : t.toString());
+    }
+
+    /** Ends the session with {@code failure} (null: none) once its final status is taken and its buffers freed. */
+    private void endWith(String failure) {
+        captureFinalStatus();
+        endpoint.freeBuffers().whenComplete((v, e) -> finish(failure));
     }
 
     private void captureFinalStatus() {

@@ -41,6 +41,11 @@ final class Recording {
     static final long ANSWER_TIMEOUT_MS = 30_000;
     /** How long a stop may take: the service stops data sources and flushes (5 s each by default). */
     static final long STOP_TIMEOUT_MS = 30_000;
+    /**
+     * Longest wait between the loop's checks (the stop timeout, the duration's deadline, the file's size,
+     * progress), whatever the read period: file_write_period_ms may ask for reads weeks apart.
+     */
+    private static final long CHECK_PERIOD_MS = 1_000;
 
     /** How the recording ended: what the file holds, and the error if it did not end normally. */
     record Outcome(int exitCode, String error, long packets, long bytes, long elapsedNanos, LossCounts losses,
@@ -88,9 +93,13 @@ final class Recording {
         long deadline = config.getDurationMs() != 0 // a uint32
                 ? start + TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(config.getDurationMs()) + STOP_TIMEOUT_MS) : Long.MAX_VALUE;
         String error = null;
+        long readPeriodNanos = TimeUnit.MILLISECONDS.toNanos(options.readPeriodMillis());
+        long lastRead = start;
         try {
-            while (!hasEnded(ended, options.readPeriodMillis())) {
-                if (!serviceWrites) {
+            while (!hasEnded(ended, Math.min(options.readPeriodMillis(), CHECK_PERIOD_MS))) {
+                long now = System.nanoTime();
+                if (!serviceWrites && now - lastRead >= readPeriodNanos) {
+                    lastRead = now;
                     readOnce();
                 }
                 losses = stats();

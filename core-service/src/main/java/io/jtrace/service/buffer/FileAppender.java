@@ -39,8 +39,8 @@ public interface FileAppender {
     long bytes();
 
     /**
-     * The ring is full: writes out what this thread can (a regular file), or wakes the thread that
-     * writes the ring into the file; returns whether this thread wrote anything.
+     * The ring is full: writes out the committed ranges at its front (a regular file), or wakes the
+     * thread that writes the ring into the file; returns whether this thread freed any room.
      */
     boolean makeRoom();
 }

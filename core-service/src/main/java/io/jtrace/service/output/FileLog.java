@@ -28,8 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Commit.</b> The appender fills its range with plain stores, then stores its length (and its
  *       number of packets) into its ticket's slot with a release store: whoever reads the slot with
  *       acquire sees the range filled.</li>
- *   <li><b>Write out</b> ({@link #consumeNow}: the file thread, the service, or an appender that found
- *       the ring full). Each committed range not written yet is claimed by one thread and written at
+ *   <li><b>Write out</b> ({@link #consumeNow}: the file thread, a flush, the close; or, only at the
+ *       ring's front, {@link #consumeFront}: the service or an appender that found the ring full). Each
+ *       committed range not written yet is claimed by one thread and written at
  *       its own file position, runs of neighbours in one write ({@link CommitSlots} has the slot's
  *       states): a range still being filled leaves a hole that a pass after its commit fills, so an
  *       appender descheduled between reserve and commit delays only its own bytes. The written prefix
@@ -176,8 +177,8 @@ final class FileLog implements AutoCloseable {
     }
 
     /**
-     * {@link #tryReserve} for the service: when the ring is full it writes what it can itself, and waits
-     * for appenders still filling their ranges. Throws if the file failed or was closed.
+     * {@link #tryReserve} for the service: when the ring is full it writes the committed ranges at its
+     * front itself, and waits for an appender still filling the first. Throws if the file failed or closed.
      */
     long reserve(int length) throws IOException {
         for (int attempt = 0; ; attempt++) {
@@ -325,7 +326,8 @@ final class FileLog implements AutoCloseable {
 
     /**
      * An appender found the ring full: writes the front itself (the file thread may wait for a CPU behind
-     * the threads that fill the ring), or else wakes the file thread. Returns whether it wrote anything.
+     * the threads that fill the ring), or else wakes the file thread. Returns whether it wrote or handed
+     * back anything.
      */
     boolean makeRoom() {
         if (file.positional() && consumeFront()) {
@@ -351,10 +353,8 @@ final class FileLog implements AutoCloseable {
     }
 
     /**
-     * {@link #consumeNow} for a thread that needs room (an appender that found the ring full, the service
-     * waiting to reserve): only the committed ranges at the ring's front, up to the first it cannot
-     * claim. Space comes back in ticket order, so ranges past that one free nothing yet (the file thread
-     * writes them); scanning them all, every such thread turned 64 threads on 2 cores into a scan storm.
+     * {@link #consumeNow} for a thread that needs room: the committed ranges at the ring's front, up to
+     * the first it cannot claim. Space comes back in ticket order, so those past it free nothing yet.
      */
     private boolean consumeFront() {
         return consume(true);

@@ -69,10 +69,11 @@ public final class WholeTraceFile implements AutoCloseable {
         // A JVM that exits before the file is whole (a dump still being written, a ring session's last
         // write cut short at exit) must not leave a hidden temporary file behind; once committed, the
         // name no longer exists and the delete at exit does nothing. Costs the JVM one path per file.
-        temp.toFile().deleteOnExit();
         try {
+            temp.toFile().deleteOnExit();
             return new WholeTraceFile(absolute, temp, open);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // An Error too (no direct memory for the file's ring; deleteOnExit refused once the JVM exits).
             Files.deleteIfExists(temp);
             throw e;
         }
