@@ -49,7 +49,11 @@ class TracingMBeanTest {
      * JMX listener as {@code io.jtrace.data.lost} while the session runs. The session is kept in a ring
      * (written at its end), so every chunk goes through the service, which is one thread among 65 (a
      * session streamed into a file has its writers append their own chunks, and this flood no longer
-     * overloads it). The flood lasts 3 s and goes on until the agent counts a loss (at most 20 s).
+     * overloads it). The flood lasts 3 s and goes on until the agent counts a loss (at most 20 s). The
+     * ring holds 64 MiB, about half of what the flood writes: the service counts a writer's drops as it
+     * reads out the chunk that marks them, at the stop, so the marked chunks must not all have been
+     * overwritten (with 1 MiB, one CI run's ring kept only chunks written after the overload: 12.8 M
+     * events counted lost, no writer drop left to read out).
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
@@ -58,7 +62,7 @@ class TracingMBeanTest {
         List<String> flags = List.of("-Xmx256m", "-Dcom.sun.management.jmxremote.port=" + port,
                 "-Dcom.sun.management.jmxremote.rmi.port=" + port, "-Dcom.sun.management.jmxremote.host=127.0.0.1",
                 "-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false");
-        try (RunningJvm target = new RunningJvm(jdk, "start,ring,name=flood,buffer=1m,file=" + dir.resolve("flood.pftrace"),
+        try (RunningJvm target = new RunningJvm(jdk, "start,ring,name=flood,buffer=64m,file=" + dir.resolve("flood.pftrace"),
                 dir, flags, GatedFloodWorkload.class.getName(), "64", "3000", "20000");
              JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(
                      "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi"))) {

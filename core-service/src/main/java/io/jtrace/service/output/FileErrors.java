@@ -17,14 +17,15 @@ public final class FileErrors {
 
     /**
      * As {@link #plainly(Exception)}, but a file of {@code inputs} (files read, not made) that does not
-     * exist is said to be a missing input rather than a path that cannot be made.
+     * exist is said to be missing ("X: no such file", as every command says of a missing input) rather
+     * than a path that cannot be made.
      */
     public static String plainly(Exception e, Collection<Path> inputs) {
         Exception cause = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
         if (cause instanceof NoSuchFileException n && n.getFile() != null) {
             for (Path input : inputs) {
                 if (n.getFile().equals(input.toString()) || n.getFile().equals(input.toAbsolutePath().toString())) {
-                    return "input file " + n.getFile() + " does not exist";
+                    return n.getFile() + ": no such file";
                 }
             }
         }

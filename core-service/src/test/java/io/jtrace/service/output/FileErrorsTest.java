@@ -13,10 +13,10 @@ class FileErrorsTest {
     @Test
     void aMissingInputIsSaidNotToExistAndAMissingOutputPathToBeUnmakeable() {
         List<Path> inputs = List.of(Path.of("/data/trace.pftrace"), Path.of("rec.jfr"));
-        assertEquals("input file /data/trace.pftrace does not exist",
+        assertEquals("/data/trace.pftrace: no such file",
                 FileErrors.plainly(new NoSuchFileException("/data/trace.pftrace"), inputs));
-        assertEquals("input file rec.jfr does not exist", FileErrors.plainly(new NoSuchFileException("rec.jfr"), inputs));
-        assertEquals("input file rec.jfr does not exist",
+        assertEquals("rec.jfr: no such file", FileErrors.plainly(new NoSuchFileException("rec.jfr"), inputs));
+        assertEquals("rec.jfr: no such file",
                 FileErrors.plainly(new UncheckedIOException(new NoSuchFileException("rec.jfr")), inputs));
         assertEquals("/data/out/merged.pftrace does not exist and cannot be made",
                 FileErrors.plainly(new NoSuchFileException("/data/out/merged.pftrace"), inputs), "an output keeps its words");

@@ -12,8 +12,11 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code jtrace merge} as a user runs it: what it says on stderr and its exit code when an input is missing. */
-class MergeCommandTest {
+/**
+ * {@code jtrace merge} and {@code jtrace convert} as a user runs them: what they say on stderr, and their
+ * exit code, when an input is missing.
+ */
+class MissingInputTest {
     @TempDir
     Path dir;
 
@@ -26,21 +29,37 @@ class MergeCommandTest {
     }
 
     @Test
-    void aMissingInputIsSaidNotToExistNamingItNotThatItCannotBeMade() throws Exception {
+    void aMissingInputIsNamedAsNoSuchFileNotAsAPathThatCannotBeMade() throws Exception {
         Path missingTrace = dir.resolve("no-such.pftrace");
         Path recording = Files.writeString(dir.resolve("rec.jfr"), "not read");
         Path output = dir.resolve("merged.pftrace");
         assertEquals(JfrCommands.FAILED, merge(missingTrace, recording, output));
-        assertEquals("jtrace: input file " + missingTrace + " does not exist" + System.lineSeparator(),
+        assertEquals("jtrace: " + missingTrace + ": no such file" + System.lineSeparator(),
                 err.toString(StandardCharsets.UTF_8));
 
         err.reset();
         Path trace = Files.writeString(dir.resolve("trace.pftrace"), "not read");
         Path missingRecording = dir.resolve("no-such.jfr");
         assertEquals(JfrCommands.FAILED, merge(trace, missingRecording, output));
-        assertEquals("jtrace: input file " + missingRecording + " does not exist" + System.lineSeparator(),
+        assertEquals("jtrace: " + missingRecording + ": no such file" + System.lineSeparator(),
                 err.toString(StandardCharsets.UTF_8));
         assertFalse(Files.exists(output));
         assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Whether or not the output exists already (convert checks that first), a missing recording is no such file. */
+    @Test
+    void convertSaysAMissingRecordingIsNoSuchFileWhetherOrNotTheOutputExists() throws Exception {
+        Path missingRecording = dir.resolve("no-such.jfr");
+        Path output = dir.resolve("converted.pftrace");
+        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        assertEquals(JfrCommands.FAILED, JfrCommands.convert(new String[] {missingRecording.toString(), "-o", output.toString()}, o, e));
+        String withoutOutput = err.toString(StandardCharsets.UTF_8);
+        err.reset();
+        Files.writeString(output, "an earlier trace");
+        assertEquals(JfrCommands.FAILED, JfrCommands.convert(new String[] {missingRecording.toString(), "-o", output.toString()}, o, e));
+        assertEquals("jtrace: " + missingRecording + ": no such file" + System.lineSeparator(), withoutOutput);
+        assertEquals(withoutOutput, err.toString(StandardCharsets.UTF_8));
     }
 }
