@@ -93,10 +93,11 @@ class SessionLifecycleTest {
     /**
      * flush_period_ms, file_write_period_ms, incremental_state_config.clear_period_ms, flush_timeout_ms
      * and data_source_stop_timeout_ms are uint32: 2^31 ms and more is that long, not a negative number
-     * that falls back to the default; 0 still means the default.
+     * that falls back to the default; 0 still means the default. These readers are what the session's
+     * timers are given; the next test shows a long flush timeout taking effect in a running service.
      */
     @Test
-    void periodsAndTimeoutsOf2To31MsOrMoreAreHonouredAsUnsignedNotReplacedByTheDefault() {
+    void periodsAndTimeoutsOf2To31MsOrMoreAreReadUnsignedNotReplacedByTheDefault() {
         long[] large = {1L << 31, 0xFFFF_FFFFL};
         for (long ms : large) {
             int asInt = (int) ms;

@@ -40,7 +40,7 @@ public interface FileAppender {
 
     /**
      * The ring is full: writes out the committed ranges at its front (a regular file), or wakes the
-     * thread that writes the ring into the file; returns whether this thread freed any room.
+     * thread that writes the ring into the file; returns whether this thread wrote or handed back anything.
      */
     boolean makeRoom();
 }

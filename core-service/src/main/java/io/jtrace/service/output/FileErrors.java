@@ -21,13 +21,12 @@ public final class FileErrors {
      * than a path that cannot be made.
      */
     public static String plainly(Exception e, Collection<Path> inputs) {
-        Exception cause = e instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
-        if (cause instanceof NoSuchFileException n && n.getFile() != null) {
-            for (Path input : inputs) {
-                if (n.getFile().equals(input.toString()) || n.getFile().equals(input.toAbsolutePath().toString())) {
-                    return n.getFile() + ": no such file";
-                }
-            }
+        if (e instanceof UncheckedIOException u && u.getCause() != null) {
+            return plainly(u.getCause(), inputs);
+        }
+        if (e instanceof NoSuchFileException n && n.getFile() != null && inputs.stream().anyMatch(
+                input -> n.getFile().equals(input.toString()) || n.getFile().equals(input.toAbsolutePath().toString()))) {
+            return n.getFile() + ": no such file";
         }
         return plainly(e);
     }

@@ -57,14 +57,11 @@ public final class WholeTraceFile implements AutoCloseable {
      * written only much later (a ring session's, at its end), so a JVM killed meanwhile leaves nothing.
      */
     public static void checkWritable(Path target) throws IOException {
-        Path absolute = whatTheMoveReplaces(target.toAbsolutePath());
-        Files.createDirectories(absolute.getParent());
-        Files.delete(newTempBeside(absolute));
+        Files.delete(newTempBeside(placeFor(target)));
     }
 
     private static WholeTraceFile create(Path target, boolean open) throws IOException {
-        Path absolute = whatTheMoveReplaces(target.toAbsolutePath());
-        Files.createDirectories(absolute.getParent());
+        Path absolute = placeFor(target);
         Path temp = newTempBeside(absolute);
         // A JVM that exits before the file is whole (a dump still being written, a ring session's last
         // write cut short at exit) must not leave a hidden temporary file behind; once committed, the
@@ -77,6 +74,13 @@ public final class WholeTraceFile implements AutoCloseable {
             Files.deleteIfExists(temp);
             throw e;
         }
+    }
+
+    /** The file a trace written whole for {@code target} replaces, its directories made. */
+    private static Path placeFor(Path target) throws IOException {
+        Path absolute = whatTheMoveReplaces(target.toAbsolutePath());
+        Files.createDirectories(absolute.getParent());
+        return absolute;
     }
 
     /**
