@@ -86,6 +86,9 @@ final class ActiveSession {
     static TraceWriter newWriter(DataSourceContext context, boolean restartEachChunk) {
         TraceWriter writer = context.newTraceWriter();
         writer.restartEachChunk(restartEachChunk);
+        // A track_event sequence opens with a clear and restarts after every loss its writer knows of,
+        // so its small events can leave their NEEDS_INCREMENTAL_STATE flag to the chunk (SmallEventEncoder).
+        writer.packetsNeedIncrementalState();
         return writer;
     }
 

@@ -1,6 +1,5 @@
 package io.jtrace.agent.trackevent;
 
-import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.writer.TraceWriter;
@@ -12,7 +11,6 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  *  0x40 ts(varint)            timestamp: the delta on the sequence's incremental clock
- *  0x68 0x02                  sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE
  *  0x5a len                   track_event {
  *    0x48 type                  type
  *    [0x18 category_iid]        category_iids
@@ -20,21 +18,25 @@ import java.nio.ByteBuffer;
  *    [0x58 track_uuid]          track_uuid (pooled sequences only: they have no default track)  }
  * </pre>
  *
- * Every byte after the timestamp is known up front, so it is assembled in registers and stored as one
+ * No {@code sequence_flags}: the packet needs its sequence's incremental state, but its chunk says so
+ * for it ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}, which the writers of
+ * track_event sequences set), and the file holds it only where that state is valid, so trace_processor
+ * never needs the flag either. The 2 bytes are an eighth of a steady-state slice.
+ *
+ * <p>Every byte after the timestamp is known up front, so it is assembled in registers and stored as one
  * or two longs. Stores may run past the packet's end into the reserved room; those bytes are
  * overwritten by the next packet or never read (the frame gives the packet's length).
  */
 final class SmallEventEncoder {
     /**
-     * Largest packet this encoder writes: tag + 9-byte timestamp + 6 fixed bytes + two 3-byte fields +
+     * Largest packet this encoder writes: tag + 9-byte timestamp + 4 fixed bytes + two 3-byte fields +
      * a track uuid (tag and a varint of up to 10 bytes).
      */
-    static final int MAX_SIZE = 1 + 9 + 6 + 6 + 11;
+    static final int MAX_SIZE = 1 + 9 + 4 + 6 + 11;
     /** Iids that fit in two varint bytes. */
     static final int MAX_SMALL_IID = (1 << 14) - 1;
 
     private static final int TIMESTAMP_TAG = TracePacket.TIMESTAMP_FIELD_NUMBER << 3;
-    private static final int SEQUENCE_FLAGS_TAG = TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER << 3;
     private static final int TRACK_EVENT_TAG = TracePacket.TRACK_EVENT_FIELD_NUMBER << 3 | 2;
     private static final int TYPE_TAG = TrackEvent.TYPE_FIELD_NUMBER << 3;
     private static final int CATEGORY_TAG = TrackEvent.CATEGORY_IIDS_FIELD_NUMBER << 3;
@@ -105,19 +107,17 @@ final class SmallEventEncoder {
         }
         int trackLength = trackUuid == 0 ? 0 : 1 + varintLength(trackUuid);
         int eventLength = 2 + extraLength + trackLength;
-        long head = SEQUENCE_FLAGS_TAG
-                | (long) SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE << 8
-                | (long) TRACK_EVENT_TAG << 16
-                | (long) eventLength << 24
-                | (long) TYPE_TAG << 32
-                | (long) type << 40;
-        b.putLong(p, head | extra << 48);
-        if (extraLength > 2) {
-            b.putLong(p + 8, extra >>> 16);
+        long head = TRACK_EVENT_TAG
+                | eventLength << 8
+                | TYPE_TAG << 16
+                | (long) type << 24;
+        b.putLong(p, head | extra << 32);
+        if (extraLength > 4) {
+            b.putLong(p + 8, extra >>> 32);
         }
         if (trackLength != 0) {
             // After the wide stores above, which may have run over these bytes.
-            int q = p + 6 + extraLength;
+            int q = p + 4 + extraLength;
             b.put(q++, (byte) TRACK_UUID_TAG);
             long u = trackUuid;
             while ((u & ~0x7FL) != 0) {
@@ -126,7 +126,7 @@ final class SmallEventEncoder {
             }
             b.put(q, (byte) u);
         }
-        int end = p + 4 + eventLength;
+        int end = p + 2 + eventLength;
         writer.commitReserved(end - at);
         return true;
     }

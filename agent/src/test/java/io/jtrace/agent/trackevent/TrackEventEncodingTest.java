@@ -52,6 +52,40 @@ class TrackEventEncodingTest {
         }
     }
 
+    /**
+     * A steady-state slice (name and category interned) is two packets that carry only a timestamp delta
+     * and the event: no sequence_flags, whose NEEDS_INCREMENTAL_STATE the writer's chunks carry for them.
+     * With the service's sequence id and the file's frame each is at most 17 bytes.
+     */
+    @Test
+    void aSteadyStateSliceIsTwoPacketsOfATimestampAndAnEventWithoutSequenceFlags() throws Exception {
+        Category category = Category.of("enc-small");
+        try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
+            TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            instance.start();
+            for (int i = 0; i < 100; i++) {
+                TrackEvent.begin(category, "steady");
+                TrackEvent.end(category);
+            }
+            instance.stop();
+            List<TracePacket> events = context.read().stream().filter(TracePacket::hasTrackEvent)
+                    .filter(p -> p.getTrackEvent().getType() != io.jtrace.protos.TrackEvent.Type.TYPE_COUNTER).toList();
+            assertEquals(200, events.size());
+            // The first slice interns its name and category; the rest are the steady state. The service
+            // adds the producer's uid and pid to the first packet of each chunk.
+            for (TracePacket p : events.subList(2, events.size())) {
+                TracePacket bare = p.toBuilder().clearTrustedUid().clearTrustedPid().build();
+                assertEquals(java.util.Set.of(TracePacket.TIMESTAMP_FIELD_NUMBER, TracePacket.TRACK_EVENT_FIELD_NUMBER,
+                        TracePacket.TRUSTED_PACKET_SEQUENCE_ID_FIELD_NUMBER),
+                        bare.getAllFields().keySet().stream().map(f -> f.getNumber()).collect(java.util.stream.Collectors.toSet()),
+                        p.toString());
+                int inFile = 2 + bare.getSerializedSize();
+                assertEquals(true, inFile <= 17, inFile + " bytes in a file: " + p);
+            }
+        }
+    }
+
     /** Past 2^14 names an iid takes three varint bytes, which only the general path writes. */
     @Test
     void slicesKeepTheirNamesPastTheIidsOfTwoVarintBytes() throws Exception {

@@ -38,6 +38,11 @@ final class ChunkPacketReader {
     private final byte[] flaggedTrailer = new byte[TRAILER_MAX];
     /** Packets the last {@link #deliverFramedRun} delivered. */
     private int runPackets;
+    /**
+     * The chunk being read says every packet in it needs the sequence's incremental state unless it
+     * clears it or is read first ({@link ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}).
+     */
+    private boolean chunkNeedsState;
     /** The second and third byte of a slot stamped with the sequence being read. */
     private byte slotLow;
     private byte slotHigh;
@@ -61,6 +66,7 @@ final class ChunkPacketReader {
         sequenceOnly = Varints.putField(trailer, 0, TRUSTED_SEQUENCE_ID_FIELD, sequenceId);
         withIdentity = identityTrailer(trailer, sequenceId, uid, pid);
         boolean fileFramed = (chunk.flags & ChunkHeader.FLAG_FILE_FRAMED) != 0;
+        chunkNeedsState = (chunk.flags & ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE) != 0;
         int slotBytes = fileFramed ? WireFormat.SEQUENCE_ID_SLOT_BYTES : 0;
         boolean stampSlots = fileFramed && sequenceId <= WireFormat.MAX_SLOT_SEQUENCE_ID;
         int slot = WireFormat.sequenceIdSlot(sequenceId);
@@ -298,8 +304,12 @@ final class ChunkPacketReader {
      * lost data: whether trace_processor could decode it. A packet that clears the state ends the wait;
      * one that needs the state is counted and left out, and a loss stays pending for the next packet that
      * goes out (trace_processor would skip it with packet_skipped_seq_needs_incremental_state_invalid,
-     * so a file holding it would only carry bytes nobody can read). Packets that need no state go out as
-     * they are. A jtrace sequence opens with a clear, so only its first packet is walked for this.
+     * so a file holding it would only carry bytes nobody can read). A packet needs the state when it
+     * says so, and, in a chunk flagged {@link ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}, unless it is
+     * one trace_processor reads first: such a chunk's small events leave the flag out, and
+     * trace_processor, which would take them for packets that need nothing, must never get one here.
+     * Other packets go out as they are. A jtrace sequence opens with a clear, so only its first packet
+     * is walked for this.
      */
     private boolean hasIncrementalState(byte[] data, int start, int size, SequenceState seq) {
         int flags = SequenceFlags.of(data, start, size);
@@ -307,7 +317,8 @@ final class ChunkPacketReader {
             seq.awaitingIncrementalState = false;
             return true;
         }
-        if ((flags & SequenceFlags.NEEDS_INCREMENTAL_STATE) != 0) {
+        if ((flags & SequenceFlags.NEEDS_INCREMENTAL_STATE) != 0
+                || chunkNeedsState && (flags & SequenceFlags.READ_FIRST) == 0) {
             counters.packetsWithoutIncrementalState++;
             seq.lossPending = true;
             return false;

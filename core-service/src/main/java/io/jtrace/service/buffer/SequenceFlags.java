@@ -13,6 +13,13 @@ import io.jtrace.producer.tracks.SequenceHeader;
 final class SequenceFlags {
     static final int INCREMENTAL_STATE_CLEARED = SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED;
     static final int NEEDS_INCREMENTAL_STATE = SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE;
+    /**
+     * Not a sequence flag: the packet is one trace_processor reads before it looks at the flags. Keeps
+     * such a packet going out of a chunk whose packets all need the state otherwise
+     * ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}).
+     */
+    static final int READ_FIRST = 4;
+    private static final int KNOWN_FLAGS = INCREMENTAL_STATE_CLEARED | NEEDS_INCREMENTAL_STATE;
 
     private static final int CLOCK_SNAPSHOT_FIELD = 6;
     private static final int SEQUENCE_FLAGS_FIELD = 13;
@@ -26,9 +33,10 @@ final class SequenceFlags {
     /**
      * The flags of the packet in {@code [start, start + size)} as trace_processor sees them: the last
      * {@code sequence_flags} (a non-repeated field's last occurrence wins), with the last legacy cleared
-     * field folded into {@link #INCREMENTAL_STATE_CLEARED}; NEEDS_INCREMENTAL_STATE taken away from a
-     * packet trace_processor reads before it looks at that flag. 0 for a packet that cannot be walked
-     * (the service keeps it: trace_processor would not skip it for its flags either).
+     * field folded into {@link #INCREMENTAL_STATE_CLEARED}, and of the rest only the two flags
+     * trace_processor acts on; NEEDS_INCREMENTAL_STATE replaced by {@link #READ_FIRST} for a packet
+     * trace_processor reads before it looks at that flag. 0 for a packet that cannot be walked
+     * (trace_processor would not skip it for its flags either).
      */
     static int of(byte[] data, int start, int size) {
         int pos = start;
@@ -53,7 +61,7 @@ final class SequenceFlags {
                         }
                         pos += (int) (value >>> 32);
                         if (field == SEQUENCE_FLAGS_FIELD) {
-                            flags = (int) value;
+                            flags = (int) value & KNOWN_FLAGS;
                         } else {
                             legacyCleared = (int) value != 0;
                         }
@@ -83,6 +91,6 @@ final class SequenceFlags {
         if (legacyCleared) {
             flags |= INCREMENTAL_STATE_CLEARED;
         }
-        return readFirst ? flags & ~NEEDS_INCREMENTAL_STATE : flags;
+        return readFirst ? flags & ~NEEDS_INCREMENTAL_STATE | READ_FIRST : flags;
     }
 }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.protos.TracePacket;
+import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.protos.TrackEvent;
 import java.util.Arrays;
 import java.util.List;
@@ -156,6 +157,59 @@ class IncrementalStateAfterLossTest {
         assertEquals(1, packets.size());
         assertTrue(packets.get(0).hasClockSnapshot());
         assertEquals(1, stats(buffer).getPacketsWithoutIncrementalState(), "n0: no clear yet");
+    }
+
+    /**
+     * A chunk flagged NEEDS_INCREMENTAL_STATE (a track_event writer's: its small events carry no flags)
+     * makes every packet in it need the state unless it clears it or is read first: after a loss the
+     * unflagged ones wait for the clear as flagged ones do. trace_processor would take them for packets
+     * that need nothing and misread their deltas and interned names.
+     */
+    @ParameterizedTest(name = "file-framed {0}")
+    @ValueSource(booleans = {false, true})
+    void inAChunkFlaggedAsNeedingStateEveryPacketThatDoesNotClearItWaitsForTheClearAfterALoss(boolean fileFramed) {
+        for (boolean trusted : new boolean[] {false, true}) {
+            Supplier<ChunkPayload> chunk = () -> framing(fileFramed).get().flags(ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE);
+            TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
+            TracePacket snapshot = TracePacket.newBuilder().setClockSnapshot(io.jtrace.protos.ClockSnapshot.newBuilder()
+                    .addClocks(io.jtrace.protos.ClockSnapshot.Clock.newBuilder().setClockId(6).setTimestamp(1))).build();
+            commitPadded(buffer, 1, 0, chunk.get().packet(flagged("c0", CLEARED)).packet(flagged("e0", 0)));
+            commitPadded(buffer, 1, 1, chunk.get().packet(flagged("e1", 0)).packet(snapshot));
+            commitPadded(buffer, 1, 2, chunk.get().packet(flagged("e2", 0)).dropMarker().packet(flagged("e2b", 0)));
+            // Overwrites chunk 0 and its clear.
+            commitPadded(buffer, 1, 3, chunk.get().packet(flagged("e3", 0)).packet(flagged("c3", CLEARED))
+                    .packet(flagged("e3b", 0)).packet(flagged("e3c", 0)));
+
+            List<TracePacket> packets = read(buffer, trusted);
+
+            String framing = "file-framed " + fileFramed + ", trusted " + trusted;
+            assertEquals(List.of("", "c3", "e3b", "e3c"), names(packets), framing);
+            assertTrue(packets.get(0).hasClockSnapshot(), "read before the flags: " + framing);
+            assertEquals(4, stats(buffer).getPacketsWithoutIncrementalState(), "e1, e2, e2b, e3: " + framing);
+            assertTrue(dropMarked(packets.get(1)), "the clear follows the packets left out: " + framing);
+            assertFalse(dropMarked(packets.get(2)), framing);
+        }
+    }
+
+    /** Without the chunk's flag an unflagged packet needs nothing: a loss does not hold it back. */
+    @Test
+    void inAnUnflaggedChunkAPacketWithoutFlagsGoesOutAfterALoss() {
+        TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
+        commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(flagged("c0", CLEARED)).dropMarker()
+                .packet(flagged("p0", 0)).packet(flagged("n0", NEEDS)));
+
+        assertEquals(List.of("c0", "p0"), names(BufferTesting.read(buffer, true).packets()));
+        assertEquals(1, stats(buffer).getPacketsWithoutIncrementalState());
+    }
+
+    /** Flags trace_processor does not act on say nothing about a packet: they cannot make it read first. */
+    @Test
+    void onlyTheTwoKnownSequenceFlagsAreRead() {
+        byte[] unknownBits = {0x68, (byte) 0xFE, 0x7F};
+        assertEquals(NEEDS, SequenceFlags.of(unknownBits, 0, unknownBits.length));
+        byte[] snapshot = TracePacket.newBuilder().setSequenceFlags(NEEDS).setClockSnapshot(
+                io.jtrace.protos.ClockSnapshot.getDefaultInstance()).build().toByteArray();
+        assertEquals(SequenceFlags.READ_FIRST, SequenceFlags.of(snapshot, 0, snapshot.length));
     }
 
     /** A non-repeated field's last occurrence wins, in trace_processor as in any protobuf reader. */

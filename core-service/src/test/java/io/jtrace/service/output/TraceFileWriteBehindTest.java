@@ -210,11 +210,17 @@ class TraceFileWriteBehindTest {
         int length = 100;
         boolean[] interruptedAtEnd = new boolean[threads];
         java.util.concurrent.atomic.AtomicIntegerArray progress = new java.util.concurrent.atomic.AtomicIntegerArray(threads);
+        // Set once every appender has been interrupted: an appender that finished before its first
+        // interrupt (a slow interrupter on a loaded machine) would have no status to keep.
+        java.util.concurrent.atomic.AtomicBoolean firstRoundDone = new java.util.concurrent.atomic.AtomicBoolean();
         try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
             Thread[] appenders = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 int id = t;
                 appenders[t] = new Thread(() -> {
+                    while (!firstRoundDone.get()) {
+                        Thread.onSpinWait(); // not a blocking wait: the interrupt stays pending
+                    }
                     for (int i = 0; i < appends; i++) {
                         byte[] bytes = filled(length, (byte) (id * 64 + i % 64));
                         long reservation;
@@ -238,6 +244,7 @@ class TraceFileWriteBehindTest {
                     for (Thread appender : appenders) {
                         appender.interrupt();
                     }
+                    firstRoundDone.set(true);
                     LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
                 }
             });

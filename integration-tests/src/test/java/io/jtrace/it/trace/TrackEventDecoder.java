@@ -40,7 +40,9 @@ import java.util.stream.IntStream;
  *
  * <p>Like trace_processor, a sequence that lost data ({@code previous_packet_dropped}) has unusable
  * incremental state until its next {@code SEQ_INCREMENTAL_STATE_CLEARED}: events that need it in
- * between are skipped and counted, because the UI would not show them either.
+ * between are skipped and counted, because the UI would not show them either. An event that uses that
+ * state without the flag (jtrace's small events leave it to their chunk) counts too: trace_processor
+ * would misread it, and the service must never let one through.
  */
 public final class TrackEventDecoder implements TraceStream.PacketHandler {
     /** What the decoder found; every method is optional. */
@@ -208,7 +210,10 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
             }
         }
         if (p.hasTrackEvent()) {
-            if ((p.getSequenceFlags() & 2) != 0 && !seq.valid) {
+            // A small event leaves NEEDS_INCREMENTAL_STATE to its chunk: one that uses the sequence's state
+            // (interned iids, the delta clock, the default track) on a sequence without it is one
+            // trace_processor would skip if flagged, and misread if not.
+            if (!seq.valid && ((p.getSequenceFlags() & 2) != 0 || usesIncrementalState(p, seq))) {
                 eventsSkippedForLostState++;
                 problem("packet " + index + " needs incremental state its sequence "
                         + p.getTrustedPacketSequenceId() + " does not have (never cleared, or lost since)");
@@ -216,6 +221,13 @@ public final class TrackEventDecoder implements TraceStream.PacketHandler {
             }
             trackEvent(index, p, seq, timestamp);
         }
+    }
+
+    private static boolean usesIncrementalState(TracePacket p, Sequence seq) {
+        TrackEvent e = p.getTrackEvent();
+        // Clocks 64..127 are the sequence's own (Perfetto's sequence-scoped clocks): incremental state too.
+        boolean onSequenceClock = p.hasTimestamp() && !p.hasTimestampClockId() && seq.clockId >= 64 && seq.clockId < 128;
+        return e.hasNameIid() || e.getCategoryIidsCount() > 0 || !e.hasTrackUuid() || onSequenceClock;
     }
 
     private void trackEvent(long index, TracePacket p, Sequence seq, long timestamp) {

@@ -30,6 +30,17 @@ public final class ChunkHeader {
      * then copy a run of a trusted producer's packets to a file as they are, with no work per packet.
      */
     public static final int FLAG_FILE_FRAMED = 8;
+    /**
+     * Every packet of this chunk needs its sequence's incremental state (interned names, the delta clock,
+     * the packet defaults), whatever its {@code sequence_flags} say, unless it clears that state itself or
+     * is one trace_processor reads before it looks at that flag (a clock snapshot). A jtrace extension, as
+     * {@link #FLAG_FILE_FRAMED} is: the writer of a track_event sequence sets it on every chunk, so its
+     * smallest events can leave out {@code sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE} (2 of their 14
+     * bytes); the service, which never passes such a packet on after a loss until the sequence clears
+     * its state again, reads the flag from here instead. trace_processor never sees it: the file holds
+     * no packet that would need it.
+     */
+    public static final int FLAG_NEEDS_INCREMENTAL_STATE = 16;
 
     public static final int MAX_PACKETS = 1023;
     public static final int MAX_WRITER_ID = 32767;

@@ -143,6 +143,20 @@ public final class TraceWriter extends WriterChunk implements SpaceProvider, Aut
         restartEachChunk = on;
     }
 
+    /**
+     * Every packet this writer writes needs its sequence's incremental state unless it clears it: its
+     * chunks say so ({@link ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}), so its packets need not. Only for
+     * a sequence that clears its state in its first packet and again after every loss it knows of (the
+     * service passes none of its packets on after a loss until one clears it). Owner thread, before the
+     * first packet.
+     */
+    public void packetsNeedIncrementalState() {
+        writerFlags = ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE;
+        if (chunkHandle != NO_CHUNK) {
+            chunkFlags |= writerFlags;
+        }
+    }
+
     public long packetsWritten() {
         return packetsWritten;
     }

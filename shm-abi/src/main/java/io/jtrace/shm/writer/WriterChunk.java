@@ -38,6 +38,8 @@ abstract class WriterChunk {
     int chunkEnd;
     int chunkId;
     int chunkFlags;
+    /** Flags every chunk of this writer carries ({@link ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE} or 0). */
+    int writerFlags;
     int packetCount;
     /** End of the chunk's last whole packet: what the service may copy without walking the frames. */
     int committedEnd;
@@ -84,7 +86,7 @@ abstract class WriterChunk {
         chunkOffset = abi.chunkOffset(ChunkArbiter.pageOf(handle), layout, ChunkArbiter.indexOf(handle));
         chunkEnd = chunkOffset + layout.chunkSize(abi.pageSize());
         chunkId = nextChunkId++;
-        chunkFlags = ChunkHeader.FLAG_FILE_FRAMED | (continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0);
+        chunkFlags = ChunkHeader.FLAG_FILE_FRAMED | writerFlags | (continuation ? ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV : 0);
         packetCount = 0;
         committedEnd = chunkOffset + ChunkHeader.SIZE;
         chunkHasMarker = false;

@@ -159,6 +159,36 @@ class TraceWriterTest extends SmbRigFixture {
         assertEquals(List.of(small(1), small(2), small(3)), rig.sequence(w.writerId()).assertWellFormed().timeline());
     }
 
+    /**
+     * A writer whose packets all need incremental state marks every chunk it takes, a packet's
+     * continuation and the chunk it holds when marked among them; any other writer marks none.
+     */
+    @Test
+    void aWriterWhosePacketsNeedIncrementalStateFlagsEveryChunkItWrites() throws IOException {
+        rig = new SmbRig(dir, 64 * 1024, 4096);
+        TraceWriter marked = new TraceWriter(rig.arbiter, 0);
+        TraceWriter plain = new TraceWriter(rig.arbiter, 0);
+        write(marked, small(1)); // the chunk it holds when marked
+        marked.packetsNeedIncrementalState();
+        Random r = new Random(5);
+        TracePacket spanning = withMarker(2, 2 * DIV1_PAYLOAD, r);
+        write(marked, spanning);
+        write(marked, small(3));
+        write(plain, small(1));
+        write(plain, withMarker(2, 2 * DIV1_PAYLOAD, r));
+        rig.flush(marked);
+        rig.flush(plain);
+
+        int needs = ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE;
+        List<Integer> markedFlags = flagsOf(rig.chunksOf(marked.writerId()));
+        assertTrue(markedFlags.size() >= 3, "the packet spans chunks: " + markedFlags);
+        assertTrue(markedFlags.stream().allMatch(f -> (f & needs) != 0), "every chunk: " + markedFlags);
+        assertTrue(markedFlags.stream().anyMatch(f -> (f & ChunkHeader.FLAG_FIRST_PACKET_CONTINUES_FROM_PREV) != 0));
+        List<Integer> plainFlags = flagsOf(rig.chunksOf(plain.writerId()));
+        assertTrue(plainFlags.size() >= 3 && plainFlags.stream().noneMatch(f -> (f & needs) != 0), "none: " + plainFlags);
+        assertEquals(List.of(small(1), spanning, small(3)), rig.sequence(marked.writerId()).assertWellFormed().timeline());
+    }
+
     /** A chunk left with 0..3 bytes after a packet has no room for the next frame's size field. */
     @ParameterizedTest(name = "{0} bytes left")
     @ValueSource(ints = {0, 1, 2, 3})

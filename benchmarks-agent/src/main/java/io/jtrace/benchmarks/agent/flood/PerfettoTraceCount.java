@@ -17,7 +17,8 @@ import java.util.Set;
  * begins timed within a window of CLOCK_MONOTONIC, the agent's {@code jtrace: lost track events}
  * counter, packets flagged {@code previous_packet_dropped}, and packets trace_processor would skip
  * because their sequence's incremental state is not valid (after a loss, before the sequence's next
- * INCREMENTAL_STATE_CLEARED).
+ * INCREMENTAL_STATE_CLEARED), or misread: jtrace's small events leave NEEDS_INCREMENTAL_STATE to their
+ * chunk, so an event that uses interned iids or the sequence's delta clock counts whether flagged or not.
  */
 record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lostCounter, long droppedFlags,
                           long undecodable) {
@@ -84,7 +85,8 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
             if ((p.sequenceFlags & 1) != 0) {
                 valid.put(p.sequenceId, true);
             }
-            if ((p.sequenceFlags & 2) != 0 && !valid.getOrDefault(p.sequenceId, false)) {
+            boolean usesState = (p.sequenceFlags & 2) != 0 || p.eventType != 0 && (p.usesIids || p.onSequenceClock);
+            if (usesState && !valid.getOrDefault(p.sequenceId, false)) {
                 undecodable++;
                 return;
             }
@@ -126,6 +128,7 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
                 return -1;
             }
             long clockId = p.clockId >= 0 ? p.clockId : clock[0];
+            p.onSequenceClock = clockId == INCREMENTAL_CLOCK;
             if (clockId == INCREMENTAL_CLOCK) {
                 clock[1] += p.timestamp;
                 return clock[1];
@@ -140,6 +143,10 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
         long sequenceFlags;
         boolean previousPacketDropped;
         int eventType;
+        /** The event names or categorizes itself by interned iids. */
+        boolean usesIids;
+        /** Its timestamp is a delta on its sequence's incremental clock. */
+        boolean onSequenceClock;
         long eventTrack;
         long counterValue;
         long trackUuid;
@@ -188,6 +195,10 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
                         while (e.more()) {
                             switch (e.field()) {
                                 case 9 -> p.eventType = (int) e.varint();
+                                case 3, 10 -> {
+                                    p.usesIids = true;
+                                    e.skip();
+                                }
                                 case 11 -> p.eventTrack = e.varint();
                                 case 30 -> p.counterValue = e.varint();
                                 default -> e.skip();

@@ -67,6 +67,37 @@ class PerfettoTraceCountTest {
         assertEquals(new PerfettoTraceCount(3, 3, 0, 1234, 1, 3), count);
     }
 
+    /**
+     * jtrace's small events leave NEEDS_INCREMENTAL_STATE to their chunk: after a loss, an unflagged event
+     * that uses interned iids or the delta clock is one trace_processor would misread, and counts as
+     * undecodable; an event that uses neither does not.
+     */
+    @Test
+    void anUnflaggedEventThatUsesTheSequencesStateAfterALossCountsAsUndecodable() throws Exception {
+        TrackEvent.Type begin = TrackEvent.Type.TYPE_SLICE_BEGIN;
+        TracePacket plain = TracePacket.newBuilder().setTrustedPacketSequenceId(3).setTimestamp(7).setTimestampClockId(3)
+                .setTrackEvent(TrackEvent.newBuilder().setType(begin).setName("plain").setTrackUuid(9)).build();
+        Trace trace = Trace.newBuilder()
+                .addPacket(header(3, 1000))
+                .addPacket(interned(3))
+                .addPacket(timed(event(3, begin, 0), 10))
+                .addPacket(timed(event(3, begin, 0), 10).toBuilder().setPreviousPacketDropped(1))
+                .addPacket(TracePacket.newBuilder().setTrustedPacketSequenceId(3).setTimestamp(10)
+                        .setTrackEvent(TrackEvent.newBuilder().setType(begin).setName("delta")))
+                .addPacket(plain)
+                .addPacket(header(3, 2000))
+                .addPacket(interned(3))
+                .addPacket(timed(event(3, begin, 0), 10))
+                .build();
+        Path file = dir.resolve("t.pftrace");
+        Files.write(file, trace.toByteArray());
+
+        PerfettoTraceCount count = PerfettoTraceCount.of(file, "flood", 0, Long.MAX_VALUE);
+
+        assertEquals(3, count.begins(), "two before the loss and after the clear, and the one that uses no state");
+        assertEquals(2, count.undecodable(), "the one with the loss, and the one on the delta clock after it");
+    }
+
     @Test
     void datesEachBeginOnItsOwnSequencesIncrementalClockAndCountsThoseWithinTheWindow() throws Exception {
         // Window: [1100, 1300). Sequence 3 checks that ends move the clock, 5 that a packet on
