@@ -41,8 +41,9 @@ public final class SequenceHeader {
      * clock snapshot sets that clock to {@code baseTimestamp} (CLOCK_MONOTONIC), and every later
      * timestamp on the sequence adds to the previous one. A slice's timestamps then take 1 to 3 bytes
      * instead of 7. The packet holds a clock_snapshot, so it cannot also hold a track_descriptor (they
-     * share TracePacket's data oneof). trace_processor drops the sequence's packets (all flagged NEEDS_INCREMENTAL_STATE)
-     * from a loss until the next header, so a lost delta never shifts a later event.
+     * share TracePacket's data oneof). The service passes none of the sequence's packets that need
+     * this state (flagged NEEDS_INCREMENTAL_STATE, or in a chunk flagged so) on from a loss until the
+     * next header, so a lost delta never shifts a later event.
      */
     public static void writeIncremental(ProtoWriter p, long defaultTrackUuid, long baseTimestamp) {
         writeDefaults(p, INCREMENTAL_CLOCK_ID, defaultTrackUuid);
