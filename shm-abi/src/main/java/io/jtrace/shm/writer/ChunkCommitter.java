@@ -51,8 +51,8 @@ public final class ChunkCommitter implements AutoCloseable {
      * must never do. benchmarks/README.md compares the two on the slice path.
      */
     private final MpscAtomicArrayQueue<ChunkRef> released;
-    /** Patches are rare (only nested messages that span chunks): an unbounded queue of small objects. */
-    private final MpscUnboundedAtomicArrayQueue<CommitRequest.Patch> patches = new MpscUnboundedAtomicArrayQueue<>(64);
+    /** Patches are rare (only nested messages that span chunks): see {@link PendingPatches}. */
+    private final PendingPatches patches = new PendingPatches();
     /** Ids of writers that closed (once per writer lifetime, so boxing them costs nothing that matters). */
     private final MpscUnboundedAtomicArrayQueue<Integer> retired = new MpscUnboundedAtomicArrayQueue<>(64);
     /**
@@ -207,7 +207,8 @@ public final class ChunkCommitter implements AutoCloseable {
      * the patch arrives. Patches are rare (a nested message spanning chunks), so each wakes the thread.
      */
     public void patch(CommitRequest.Patch patch) {
-        patches.offer(patch);
+        // Read after the writer's offer of the chunk returned (same thread): the index counts that chunk.
+        patches.offer(patch, released.currentProducerIndex());
         LockSupport.unpark(thread);
     }
 
@@ -295,9 +296,13 @@ public final class ChunkCommitter implements AutoCloseable {
             }
         }
         long flushId = pendingFlush.getAndSet(-1);
-        if (drainInto(batch, true)) {
-            commitBatch(batch);
-        }
+        do {
+            // Again while patches are carried: their chunks go out with the next drain.
+            if (drainInto(batch, true)) {
+                commitBatch(batch);
+                batch = newBatch();
+            }
+        } while (patches.anyCarried());
         if (flushId >= 0) {
             // Everything released before the flush request is in the batch just committed.
             acknowledge(flushId);
@@ -430,22 +435,22 @@ public final class ChunkCommitter implements AutoCloseable {
     /**
      * Takes what is queued into {@code batch}; returns whether it holds anything. {@code complete}: every
      * chunk released before this call must be in it (a flush is to be acked after it, or the thread
-     * ends), even one whose writer has claimed its slot in the queue but not yet stored it there.
+     * ends), even one whose writer has claimed its slot in the queue but not yet stored it there. The
+     * commit thread's; package-private for the jcstress rig that plays that thread.
      */
-    private boolean drainInto(CommitRequest batch, boolean complete) {
+    boolean drainInto(CommitRequest batch, boolean complete) {
         // The reverse of the order a writer queues in (chunk, then its patches, then its retirement), so
         // whatever is seen here has everything queued before it already in the later queues, and this same
         // drain takes it (it must then be complete): a retirement its writer's patches (a writer that
         // closes mid-packet queues patches right before retiring) and chunks, a patch its chunk. The
-        // service applies a request's chunks, then its patches, then its retirements.
+        // service applies a request's chunks, then its patches, then its retirements. After the chunks, the
+        // patches queued meanwhile whose chunks it took (a writer's next chunk must not go out without
+        // them: see PendingPatches); the others wait for the next drain.
         Integer writerId;
         while ((writerId = retired.poll()) != null) {
             batch.addRetiredWriter(writerId);
         }
-        CommitRequest.Patch patch;
-        while ((patch = patches.poll()) != null) {
-            batch.addPatch(patch);
-        }
+        patches.takeAllInto(batch);
         boolean mustTakeAll = complete || !batch.patches().isEmpty() || batch.retiredWriterCount() > 0;
         while (true) {
             ChunkRef ref = released.relaxedPoll();
@@ -455,13 +460,15 @@ public final class ChunkCommitter implements AutoCloseable {
             }
             if (!mustTakeAll || released.isEmpty()) {
                 stoppedAtClaimedSlot = !released.isEmpty();
-                return !batch.isEmpty();
+                break;
             }
             // The next slot is claimed but not stored yet: its writer sits between the two (preempted,
             // most likely, with more runnable threads than cores). JCTools' poll() would spin on the
             // slot, taking the CPU that writer needs to finish; yield it instead.
             Thread.yield();
         }
+        patches.takeThoseOfTakenChunksInto(batch, released.currentConsumerIndex());
+        return !batch.isEmpty();
     }
 
     /** Commits what is queued and stops the thread. */

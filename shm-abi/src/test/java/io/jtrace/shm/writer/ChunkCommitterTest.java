@@ -295,6 +295,86 @@ class ChunkCommitterTest {
         }
     }
 
+    /**
+     * The writer's order for a packet whose nested message spans two chunks: chunk 0:0 (id 0) released,
+     * its patch queued as the message ends in chunk 0:1, then 0:1 released. A drain that took the patches
+     * before the writer queued that one and the chunks after it released 0:1 must not send 0:1 without
+     * the patch: the service cannot read the sequence past chunk 0, and a ring streamed into a file then
+     * overwrites it and the chunks after it (RecordCommandTest's lost bursts).
+     */
+    @Test
+    void aChunkReleasedAfterThePatchOfTheChunkBeforeItGoesOutWithThatPatch() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        QueueWithAWriterInsideTheDrain released = new QueueWithAWriterInsideTheDrain(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
+        try (ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", released)) {
+            released.beforeFirstPoll = () -> {
+                committer.patch(patch(7, 0));
+                committer.chunkReleased(0, 1, 1, -1, 0);
+            };
+            committer.start();
+            committer.chunkReleased(0, 0, 1, -1, 0); // the wake threshold of 16 pages is one chunk: a drain now
+            awaitCommitted(sink, "0:0:1");
+            sink.flushAndWait(committer, 1); // requested after the patch: everything is out
+            int next = requestOf(sink.requests, "0:1:1");
+            int patch = requestOf(sink.requests, "patch:7:0");
+            assertTrue(patch <= next, "chunk 0:1 went out in request " + next + ", the patch of the chunk before it in "
+                    + patch + ": " + sink.requests);
+            assertTrue(requestOf(sink.requests, "0:0:1") <= patch, sink.requests.toString());
+        }
+    }
+
+    /**
+     * The converse: a patch queued after the drain's last look at the chunks, for a chunk released after
+     * that look, waits for the drain that takes the chunk (a patch ahead of its chunk finds nothing to patch).
+     */
+    @Test
+    void aPatchQueuedAfterTheDrainTookTheChunksWaitsForItsChunkReleasedMeanwhile() throws Exception {
+        RecordingSink sink = new RecordingSink();
+        QueueWithAWriterInsideTheDrain released = new QueueWithAWriterInsideTheDrain(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
+        try (ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", released)) {
+            released.whenFirstEmpty = () -> {
+                committer.chunkReleased(0, 2, 1, -1, 0);
+                committer.patch(patch(7, 2));
+            };
+            committer.start();
+            committer.chunkReleased(0, 0, 1, -1, 0);
+            awaitCommitted(sink, "0:0:1"); // that drain, not a flush's: it takes no chunk queued after its last look
+            sink.flushAndWait(committer, 1); // requested after the patch: everything is out
+            int chunk = requestOf(sink.requests, "0:2:1");
+            int patch = requestOf(sink.requests, "patch:7:2");
+            assertTrue(chunk <= patch, "the patch went out in request " + patch + ", its chunk in " + chunk + ": "
+                    + sink.requests);
+        }
+    }
+
+    /** The released-chunk queue, with a writer that acts inside the commit thread's drain, at a given poll. */
+    static final class QueueWithAWriterInsideTheDrain extends MpscAtomicArrayQueue<ChunkCommitter.ChunkRef> {
+        /** Runs once, at the drain's first look at the chunks (after it took the patches queued then). */
+        volatile Runnable beforeFirstPoll;
+        /** Runs once, when a look first finds no chunk (the drain then stops taking chunks). */
+        volatile Runnable whenFirstEmpty;
+
+        QueueWithAWriterInsideTheDrain(int capacity) {
+            super(capacity);
+        }
+
+        @Override
+        public ChunkCommitter.ChunkRef relaxedPoll() {
+            Runnable before = beforeFirstPoll;
+            if (before != null) {
+                beforeFirstPoll = null;
+                before.run();
+            }
+            ChunkCommitter.ChunkRef ref = super.relaxedPoll();
+            Runnable empty = whenFirstEmpty;
+            if (ref == null && empty != null) {
+                whenFirstEmpty = null;
+                empty.run();
+            }
+            return ref;
+        }
+    }
+
     @Test
     void aRequestWithOnlyPatchesIsCommitted() throws Exception {
         RecordingSink sink = new RecordingSink();
