@@ -21,7 +21,7 @@ import java.nio.ByteBuffer;
  * No {@code sequence_flags}: the packet needs its sequence's incremental state, but its chunk says so
  * for it ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}, which the writers of
  * track_event sequences set), and the file holds it only where that state is valid, so trace_processor
- * never needs the flag either. The 2 bytes are an eighth of a steady-state slice.
+ * never needs the flag either. That saves 4 of a steady-state slice's 30 bytes in the file.
  *
  * <p>Every byte after the timestamp is known up front, so it is assembled in registers and stored as one
  * or two longs. Stores may run past the packet's end into the reserved room; those bytes are

@@ -1,6 +1,7 @@
 package io.jtrace.agent.trackevent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.producer.tracks.ProcessTrack;
 import io.jtrace.api.Category;
@@ -16,6 +17,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,12 +79,12 @@ class TrackEventEncodingTest {
             // adds the producer's uid and pid to the first packet of each chunk.
             for (TracePacket p : events.subList(2, events.size())) {
                 TracePacket bare = p.toBuilder().clearTrustedUid().clearTrustedPid().build();
-                assertEquals(java.util.Set.of(TracePacket.TIMESTAMP_FIELD_NUMBER, TracePacket.TRACK_EVENT_FIELD_NUMBER,
+                assertEquals(Set.of(TracePacket.TIMESTAMP_FIELD_NUMBER, TracePacket.TRACK_EVENT_FIELD_NUMBER,
                         TracePacket.TRUSTED_PACKET_SEQUENCE_ID_FIELD_NUMBER),
-                        bare.getAllFields().keySet().stream().map(f -> f.getNumber()).collect(java.util.stream.Collectors.toSet()),
+                        bare.getAllFields().keySet().stream().map(f -> f.getNumber()).collect(Collectors.toSet()),
                         p.toString());
                 int inFile = 2 + bare.getSerializedSize();
-                assertEquals(true, inFile <= 17, inFile + " bytes in a file: " + p);
+                assertTrue(inFile <= 17, inFile + " bytes in a file: " + p);
             }
         }
     }
@@ -194,7 +197,7 @@ class TrackEventEncodingTest {
                 categories.computeIfAbsent(seq, k -> new HashMap<>()).put(c.getIid(), c.getName());
             }
             if (p.hasTrackEvent() && p.getTrackEvent().getType() != io.jtrace.protos.TrackEvent.Type.TYPE_COUNTER) {
-                assertEquals(true, timestamp >= lastTimestamp, "timestamps in order");
+                assertTrue(timestamp >= lastTimestamp, "timestamps in order");
                 lastTimestamp = timestamp;
                 io.jtrace.protos.TrackEvent e = p.getTrackEvent();
                 if (e.getType() == io.jtrace.protos.TrackEvent.Type.TYPE_SLICE_BEGIN) {

@@ -306,7 +306,8 @@ final class ChunkPacketReader {
      * goes out (trace_processor would skip it with packet_skipped_seq_needs_incremental_state_invalid,
      * so a file holding it would only carry bytes nobody can read). A packet needs the state when it
      * says so, and, in a chunk flagged {@link ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}, unless it is
-     * one trace_processor reads first: such a chunk's small events leave the flag out, and
+     * one trace_processor reads first or a track description that uses no state (other sequences' events
+     * may name that track): such a chunk's small events leave the flag out, and
      * trace_processor, which would take them for packets that need nothing, must never get one here.
      * Other packets go out as they are. A jtrace sequence opens with a clear, so only its first packet
      * is walked for this.
@@ -318,7 +319,7 @@ final class ChunkPacketReader {
             return true;
         }
         if ((flags & SequenceFlags.NEEDS_INCREMENTAL_STATE) != 0
-                || chunkNeedsState && (flags & SequenceFlags.READ_FIRST) == 0) {
+                || chunkNeedsState && (flags & (SequenceFlags.READ_FIRST | SequenceFlags.SELF_CONTAINED)) == 0) {
             counters.packetsWithoutIncrementalState++;
             seq.lossPending = true;
             return false;

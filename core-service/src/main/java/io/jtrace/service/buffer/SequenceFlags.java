@@ -14,14 +14,27 @@ final class SequenceFlags {
     static final int INCREMENTAL_STATE_CLEARED = SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED;
     static final int NEEDS_INCREMENTAL_STATE = SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE;
     /**
-     * Not a sequence flag: the packet is one trace_processor reads before it looks at the flags. Keeps
-     * such a packet going out of a chunk whose packets all need the state otherwise
+     * Not a sequence flag (above the uint32 flags' two known bits, which are all {@link #of} keeps): the
+     * packet is one trace_processor reads before it looks at the flags. Keeps such a packet going out of
+     * a chunk whose packets all need the state otherwise
      * ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}).
      */
-    static final int READ_FIRST = 4;
+    static final int READ_FIRST = 1 << 30;
+    /**
+     * Not a sequence flag: the packet describes a track and uses none of the sequence's state (no
+     * timestamp, event, interned data or defaults), so it needs none, whatever chunk it is in. A track a
+     * writer described must reach the trace: events on other sequences may name it, and the writer will
+     * not describe it again until its next restart.
+     */
+    static final int SELF_CONTAINED = 1 << 29;
     private static final int KNOWN_FLAGS = INCREMENTAL_STATE_CLEARED | NEEDS_INCREMENTAL_STATE;
 
     private static final int CLOCK_SNAPSHOT_FIELD = 6;
+    private static final int TIMESTAMP_FIELD = 8;
+    private static final int TRACK_EVENT_FIELD = 11;
+    private static final int INTERNED_DATA_FIELD = 12;
+    private static final int TRACE_PACKET_DEFAULTS_FIELD = 59;
+    private static final int TRACK_DESCRIPTOR_FIELD = 60;
     private static final int SEQUENCE_FLAGS_FIELD = 13;
     private static final int LEGACY_INCREMENTAL_STATE_CLEARED_FIELD = 41;
     private static final int SERVICE_EVENT_FIELD = 69;
@@ -35,8 +48,9 @@ final class SequenceFlags {
      * {@code sequence_flags} (a non-repeated field's last occurrence wins), with the last legacy cleared
      * field folded into {@link #INCREMENTAL_STATE_CLEARED}, and of the rest only the two flags
      * trace_processor acts on; NEEDS_INCREMENTAL_STATE replaced by {@link #READ_FIRST} for a packet
-     * trace_processor reads before it looks at that flag. 0 for a packet that cannot be walked
-     * (trace_processor would not skip it for its flags either).
+     * trace_processor reads before it looks at that flag, and {@link #SELF_CONTAINED} added for a track
+     * description that uses no state. 0 for a packet that cannot be walked (trace_processor would not
+     * skip it for its flags either; in a chunk that says its packets need the state, it is held back).
      */
     static int of(byte[] data, int start, int size) {
         int pos = start;
@@ -44,6 +58,8 @@ final class SequenceFlags {
         int flags = 0;
         boolean legacyCleared = false;
         boolean readFirst = false;
+        boolean describesTrack = false;
+        boolean usesState = false;
         while (pos < end) {
             long tagAndLength = Varints.read(data, pos, end);
             if (tagAndLength < 0) {
@@ -52,6 +68,8 @@ final class SequenceFlags {
             pos += (int) (tagAndLength >>> 32);
             int tag = (int) tagAndLength;
             int field = tag >>> 3;
+            usesState |= field == TIMESTAMP_FIELD || field == TRACK_EVENT_FIELD || field == INTERNED_DATA_FIELD
+                    || field == TRACE_PACKET_DEFAULTS_FIELD;
             switch (tag & 7) {
                 case 0 -> {
                     if (field == SEQUENCE_FLAGS_FIELD || field == LEGACY_INCREMENTAL_STATE_CLEARED_FIELD) {
@@ -76,6 +94,7 @@ final class SequenceFlags {
                         return 0;
                     }
                     pos += (int) (length >>> 32) + (int) length;
+                    describesTrack |= field == TRACK_DESCRIPTOR_FIELD;
                     readFirst |= field == CLOCK_SNAPSHOT_FIELD || field == SERVICE_EVENT_FIELD
                             || field == EXTENSION_DESCRIPTOR_FIELD || field == REMOTE_CLOCK_SYNC_FIELD;
                 }
@@ -91,6 +110,9 @@ final class SequenceFlags {
         if (legacyCleared) {
             flags |= INCREMENTAL_STATE_CLEARED;
         }
-        return readFirst ? flags & ~NEEDS_INCREMENTAL_STATE | READ_FIRST : flags;
+        if (readFirst) {
+            return flags & ~NEEDS_INCREMENTAL_STATE | READ_FIRST;
+        }
+        return describesTrack && !usesState ? flags | SELF_CONTAINED : flags;
     }
 }

@@ -10,9 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.TracePacket;
-import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.protos.TrackDescriptor;
 import io.jtrace.protos.TrackEvent;
+import io.jtrace.shm.abi.ChunkHeader;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
@@ -149,7 +151,7 @@ class IncrementalStateAfterLossTest {
     void aClockSnapshotIsKeptEvenWhenFlaggedAsNeedingState() {
         TraceBuffer buffer = new TraceBuffer(1 << 20, TraceBuffer.Policy.RING);
         TracePacket snapshot = TracePacket.newBuilder().setSequenceFlags(NEEDS).setClockSnapshot(
-                io.jtrace.protos.ClockSnapshot.newBuilder().addClocks(io.jtrace.protos.ClockSnapshot.Clock.newBuilder()
+                ClockSnapshot.newBuilder().addClocks(ClockSnapshot.Clock.newBuilder()
                         .setClockId(6).setTimestamp(1))).build();
         commitPadded(buffer, 1, 0, ChunkPayload.chunk().packet(snapshot).packet(flagged("n0", NEEDS)));
 
@@ -161,7 +163,8 @@ class IncrementalStateAfterLossTest {
 
     /**
      * A chunk flagged NEEDS_INCREMENTAL_STATE (a track_event writer's: its small events carry no flags)
-     * makes every packet in it need the state unless it clears it or is read first: after a loss the
+     * makes every packet in it need the state unless it clears it, is read first or describes a track
+     * with nothing that uses the state: after a loss the
      * unflagged ones wait for the clear as flagged ones do. trace_processor would take them for packets
      * that need nothing and misread their deltas and interned names.
      */
@@ -171,11 +174,15 @@ class IncrementalStateAfterLossTest {
         for (boolean trusted : new boolean[] {false, true}) {
             Supplier<ChunkPayload> chunk = () -> framing(fileFramed).get().flags(ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE);
             TraceBuffer buffer = new TraceBuffer(3 * CHUNK_BYTES, TraceBuffer.Policy.RING);
-            TracePacket snapshot = TracePacket.newBuilder().setClockSnapshot(io.jtrace.protos.ClockSnapshot.newBuilder()
-                    .addClocks(io.jtrace.protos.ClockSnapshot.Clock.newBuilder().setClockId(6).setTimestamp(1))).build();
+            TracePacket snapshot = TracePacket.newBuilder().setClockSnapshot(ClockSnapshot.newBuilder()
+                    .addClocks(ClockSnapshot.Clock.newBuilder().setClockId(6).setTimestamp(1))).build();
             commitPadded(buffer, 1, 0, chunk.get().packet(flagged("c0", CLEARED)).packet(flagged("e0", 0)));
             commitPadded(buffer, 1, 1, chunk.get().packet(flagged("e1", 0)).packet(snapshot));
-            commitPadded(buffer, 1, 2, chunk.get().packet(flagged("e2", 0)).dropMarker().packet(flagged("e2b", 0)));
+            TracePacket track = TracePacket.newBuilder().setTrackDescriptor(TrackDescriptor.newBuilder().setUuid(5)
+                    .setName("async")).build();
+            TracePacket timedTrack = track.toBuilder().setTimestamp(9).build();
+            commitPadded(buffer, 1, 2, chunk.get().packet(flagged("e2", 0)).dropMarker().packet(flagged("e2b", 0))
+                    .packet(track).packet(timedTrack));
             // Overwrites chunk 0 and its clear.
             commitPadded(buffer, 1, 3, chunk.get().packet(flagged("e3", 0)).packet(flagged("c3", CLEARED))
                     .packet(flagged("e3b", 0)).packet(flagged("e3c", 0)));
@@ -183,11 +190,14 @@ class IncrementalStateAfterLossTest {
             List<TracePacket> packets = read(buffer, trusted);
 
             String framing = "file-framed " + fileFramed + ", trusted " + trusted;
-            assertEquals(List.of("", "c3", "e3b", "e3c"), names(packets), framing);
+            assertEquals(List.of("", "", "c3", "e3b", "e3c"), names(packets), framing);
             assertTrue(packets.get(0).hasClockSnapshot(), "read before the flags: " + framing);
-            assertEquals(4, stats(buffer).getPacketsWithoutIncrementalState(), "e1, e2, e2b, e3: " + framing);
-            assertTrue(dropMarked(packets.get(1)), "the clear follows the packets left out: " + framing);
-            assertFalse(dropMarked(packets.get(2)), framing);
+            assertEquals(track.getTrackDescriptor(), packets.get(1).getTrackDescriptor(),
+                    "a track description that uses no state: other sequences' events may name it: " + framing);
+            assertFalse(packets.get(1).hasTimestamp(), "one with a timestamp on the lost clock waits: " + framing);
+            assertEquals(5, stats(buffer).getPacketsWithoutIncrementalState(), "e1, e2, e2b, the timed track, e3: " + framing);
+            assertTrue(dropMarked(packets.get(2)), "the clear follows the packets left out: " + framing);
+            assertFalse(dropMarked(packets.get(3)), framing);
         }
     }
 
@@ -208,7 +218,7 @@ class IncrementalStateAfterLossTest {
         byte[] unknownBits = {0x68, (byte) 0xFE, 0x7F};
         assertEquals(NEEDS, SequenceFlags.of(unknownBits, 0, unknownBits.length));
         byte[] snapshot = TracePacket.newBuilder().setSequenceFlags(NEEDS).setClockSnapshot(
-                io.jtrace.protos.ClockSnapshot.getDefaultInstance()).build().toByteArray();
+                ClockSnapshot.getDefaultInstance()).build().toByteArray();
         assertEquals(SequenceFlags.READ_FIRST, SequenceFlags.of(snapshot, 0, snapshot.length));
     }
 

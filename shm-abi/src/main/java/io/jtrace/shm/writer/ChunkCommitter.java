@@ -304,7 +304,7 @@ public final class ChunkCommitter implements AutoCloseable {
             }
         } while (patches.anyCarried());
         if (flushId >= 0) {
-            // Everything released before the flush request is in the batch just committed.
+            // Everything released before the flush request is in the batches just committed.
             acknowledge(flushId);
         }
     }

@@ -6,10 +6,12 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 /**
  * The patches writers queued for the commit thread, each with the place in the released-chunk queue
  * that its chunk is below. A patch must not go out before its chunk (the service would find nothing to
- * patch), and a writer's next chunk must not go out without it: that chunk continues the packet whose
- * size the patch completes, so the writer releases it after queuing the patch, and the service, unable
- * to read the sequence past a chunk that still needs patching, would have to overwrite that chunk and
- * the ones after it in a ring streamed into a file.
+ * patch), and the chunk in which the patched message ends must not go out without it: the writer
+ * releases that chunk after queuing the patch, and the service, unable to read the sequence past a
+ * chunk that still needs patching, would have to overwrite that chunk and the ones after it in a ring
+ * streamed into a file. (A message spanning three chunks or more still has its middle chunks go out
+ * before its patch exists: the service then holds them until it comes, which a ring smaller than
+ * the message cannot.)
  *
  * <p>Writers offer (any thread); the commit thread takes. Patches are rare (a nested message spanning
  * chunks), so each is a small object.
@@ -33,7 +35,7 @@ final class PendingPatches {
         queued.offer(new Queued(patch, releasedBefore));
     }
 
-    /** Whether any patch waits, queued or carried. */
+    /** Commit thread only (the carried ones are its own): whether any patch waits, queued or carried. */
     boolean isEmpty() {
         return queued.isEmpty() && carried.isEmpty();
     }

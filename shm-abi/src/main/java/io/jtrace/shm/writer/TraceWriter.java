@@ -151,10 +151,10 @@ public final class TraceWriter extends WriterChunk implements SpaceProvider, Aut
      * first packet.
      */
     public void packetsNeedIncrementalState() {
-        writerFlags = ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE;
         if (chunkHandle != NO_CHUNK) {
-            chunkFlags |= writerFlags;
+            throw new IllegalStateException("a writer's packets need incremental state from its first packet on");
         }
+        writerFlags = ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE;
     }
 
     public long packetsWritten() {

@@ -161,15 +161,15 @@ class TraceWriterTest extends SmbRigFixture {
 
     /**
      * A writer whose packets all need incremental state marks every chunk it takes, a packet's
-     * continuation and the chunk it holds when marked among them; any other writer marks none.
+     * continuation among them; any other writer marks none. It says so before its first packet.
      */
     @Test
     void aWriterWhosePacketsNeedIncrementalStateFlagsEveryChunkItWrites() throws IOException {
         rig = new SmbRig(dir, 64 * 1024, 4096);
         TraceWriter marked = new TraceWriter(rig.arbiter, 0);
         TraceWriter plain = new TraceWriter(rig.arbiter, 0);
-        write(marked, small(1)); // the chunk it holds when marked
         marked.packetsNeedIncrementalState();
+        write(marked, small(1));
         Random r = new Random(5);
         TracePacket spanning = withMarker(2, 2 * DIV1_PAYLOAD, r);
         write(marked, spanning);
@@ -187,6 +187,8 @@ class TraceWriterTest extends SmbRigFixture {
         List<Integer> plainFlags = flagsOf(rig.chunksOf(plain.writerId()));
         assertTrue(plainFlags.size() >= 3 && plainFlags.stream().noneMatch(f -> (f & needs) != 0), "none: " + plainFlags);
         assertEquals(List.of(small(1), spanning, small(3)), rig.sequence(marked.writerId()).assertWellFormed().timeline());
+        write(plain, small(4));
+        assertThrows(IllegalStateException.class, plain::packetsNeedIncrementalState, "not after its first packet");
     }
 
     /** A chunk left with 0..3 bytes after a packet has no room for the next frame's size field. */

@@ -18,7 +18,8 @@ import java.util.Set;
  * counter, packets flagged {@code previous_packet_dropped}, and packets trace_processor would skip
  * because their sequence's incremental state is not valid (after a loss, before the sequence's next
  * INCREMENTAL_STATE_CLEARED), or misread: jtrace's small events leave NEEDS_INCREMENTAL_STATE to their
- * chunk, so an event that uses interned iids or the sequence's delta clock counts whether flagged or not.
+ * chunk, so an event that uses interned iids, the sequence's delta clock or its default track counts
+ * whether flagged or not.
  */
 record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lostCounter, long droppedFlags,
                           long undecodable) {
@@ -85,7 +86,8 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
             if ((p.sequenceFlags & 1) != 0) {
                 valid.put(p.sequenceId, true);
             }
-            boolean usesState = (p.sequenceFlags & 2) != 0 || p.eventType != 0 && (p.usesIids || p.onSequenceClock);
+            boolean usesState = (p.sequenceFlags & 2) != 0
+                    || p.eventType != 0 && (p.usesIids || p.onSequenceClock || !p.namesItsTrack);
             if (usesState && !valid.getOrDefault(p.sequenceId, false)) {
                 undecodable++;
                 return;
@@ -147,6 +149,8 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
         boolean usesIids;
         /** Its timestamp is a delta on its sequence's incremental clock. */
         boolean onSequenceClock;
+        /** The event names its track (else it goes on its sequence's default track). */
+        boolean namesItsTrack;
         long eventTrack;
         long counterValue;
         long trackUuid;
@@ -199,7 +203,10 @@ record PerfettoTraceCount(long begins, long ends, long beginsInWindow, long lost
                                     p.usesIids = true;
                                     e.skip();
                                 }
-                                case 11 -> p.eventTrack = e.varint();
+                                case 11 -> {
+                                    p.eventTrack = e.varint();
+                                    p.namesItsTrack = true;
+                                }
                                 case 30 -> p.counterValue = e.varint();
                                 default -> e.skip();
                             }
