@@ -80,6 +80,7 @@ final class DataSourceInstances {
                 .setTargetBuffer(globalBuffer)
                 .setTracingSessionId(session.id)
                 .setTargetBufferOverwrites(session.overwritingBuffers.contains(globalBuffer))
+                .setNeedsIncrementalStateByChunk(true)
                 .build();
         if (producer.promotions != null && session.file != null) {
             // The agent's own writers append their chunks to the file themselves (Promotion).

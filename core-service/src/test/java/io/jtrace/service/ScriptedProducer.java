@@ -13,6 +13,7 @@ final class ScriptedProducer implements Producer {
     volatile ProducerEndpoint endpoint;
     volatile boolean answerFlushes = true;
     final BlockingQueue<Long> started = new LinkedBlockingQueue<>();
+    final BlockingQueue<DataSourceConfig> startConfigs = new LinkedBlockingQueue<>();
     final BlockingQueue<Long> stopped = new LinkedBlockingQueue<>();
     final BlockingQueue<Long> flushes = new LinkedBlockingQueue<>();
     final BlockingQueue<long[]> clears = new LinkedBlockingQueue<>();
@@ -35,6 +36,7 @@ final class ScriptedProducer implements Producer {
 
     @Override
     public void startDataSource(long instanceId, DataSourceConfig config) {
+        startConfigs.add(config);
         started.add(instanceId);
     }
 

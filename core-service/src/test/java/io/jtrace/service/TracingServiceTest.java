@@ -194,6 +194,27 @@ class TracingServiceTest {
         traceStats(packets); // only written once the session is disabled
     }
 
+    /**
+     * What the service tells every data source beside its config: whether its buffer overwrites chunks
+     * nobody read (a ring not streamed into a file), and that it reads a chunk's "packets need incremental
+     * state" flag, so writers may leave that flag out of their packets (an older daemon does not say so).
+     */
+    @Test
+    void everyDataSourceLearnsWhetherItsBufferOverwritesAndThatTheServiceReadsTheChunksIncrementalStateFlag()
+            throws Exception {
+        TracingService service = service();
+        ScriptedProducer producer = ScriptedProducer.connect(service, DataSourceDescriptor.named("test"));
+        ConsumerEndpoint consumer = consumer(service);
+
+        await(consumer.enableTracing(config(256, "test")));
+        DataSourceConfig sent = producer.startConfigs.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+
+        assertNotNull(sent, "the data source started");
+        assertTrue(sent.getNeedsIncrementalStateByChunk(), sent.toString());
+        assertTrue(sent.getTargetBufferOverwrites(), "a ring nobody streams: " + sent);
+        await(consumer.disableTracing());
+    }
+
     @Test
     void producerThatNeverAnswersFlushDoesNotHangDisable() throws Exception {
         TracingService service = service(16, 1024L * 1024 * 1024, 600_000); // only the config's timeout can end it

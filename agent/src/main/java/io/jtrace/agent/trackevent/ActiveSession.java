@@ -19,6 +19,13 @@ final class ActiveSession {
     private final long tracingSessionId;
     /** Its buffer overwrites chunks nobody read: every chunk must open with its sequence's incremental state. */
     private final boolean restartEachChunk;
+    /**
+     * The service reads a chunk's "packets need incremental state" flag
+     * ({@code DataSourceConfig.needs_incremental_state_by_chunk}): the session's writers flag their chunks
+     * instead of each packet. False for an older jtrace daemon, which would pass unflagged packets on
+     * after a loss.
+     */
+    private final boolean needsStateByChunk;
     private final DataSourceContext context;
     private final CategoryFilter filter;
     private final SequencePool pool;
@@ -49,11 +56,12 @@ final class ActiveSession {
     private volatile int generation;
     private final AgentBridge bridge;
 
-    ActiveSession(int slot, long tracingSessionId, boolean restartEachChunk, DataSourceContext context,
+    ActiveSession(int slot, long tracingSessionId, boolean restartEachChunk, boolean needsStateByChunk, DataSourceContext context,
                   CategoryFilter filter, SequencePool pool, AgentBridge bridge) {
         this.slot = slot;
         this.tracingSessionId = tracingSessionId;
         this.restartEachChunk = restartEachChunk;
+        this.needsStateByChunk = needsStateByChunk;
         this.bridge = bridge;
         this.context = context;
         this.filter = filter;
@@ -80,15 +88,17 @@ final class ActiveSession {
 
     /** A writer for one of the session's sequences (see {@link TraceWriter#restartEachChunk}). */
     TraceWriter newWriter() {
-        return newWriter(context, restartEachChunk);
+        return newWriter(context, restartEachChunk, needsStateByChunk);
     }
 
-    static TraceWriter newWriter(DataSourceContext context, boolean restartEachChunk) {
+    static TraceWriter newWriter(DataSourceContext context, boolean restartEachChunk, boolean needsStateByChunk) {
         TraceWriter writer = context.newTraceWriter();
         writer.restartEachChunk(restartEachChunk);
-        // A track_event sequence opens with a clear and restarts after every loss its writer knows of,
-        // so its small events can leave their NEEDS_INCREMENTAL_STATE flag to the chunk (SmallEventEncoder).
-        writer.packetsNeedIncrementalState();
+        if (needsStateByChunk) {
+            // A track_event sequence opens with a clear and restarts after every loss its writer knows of,
+            // so its events can leave their NEEDS_INCREMENTAL_STATE flag to the chunk (SmallEventEncoder).
+            writer.packetsNeedIncrementalState();
+        }
         return writer;
     }
 

@@ -1,6 +1,7 @@
 package io.jtrace.agent.trackevent;
 
 import io.jtrace.producer.tracks.ProcessTrack;
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.api.AsyncTrack;
 import io.jtrace.api.Category;
 import io.jtrace.api.spi.EventData;
@@ -62,9 +63,9 @@ final class EventPackets {
                 && SmallEventEncoder.tryWrite(s.writer, delta, type, categoryIid, nameIid, track)) {
             return;
         }
-        // No sequence_flags: the writer's chunks say that its packets need the incremental state.
         ProtoWriter p = s.writer.beginPacket();
         timestamp(p, timestamp, delta);
+        needsIncrementalState(p, s);
         if (newCategory || newName) {
             p.beginNested(TracePacket.INTERNED_DATA_FIELD_NUMBER);
             if (newCategory) {
@@ -138,6 +139,7 @@ final class EventPackets {
         long delta = s.advanceClock(timestamp);
         ProtoWriter p = s.writer.beginPacket();
         timestamp(p, timestamp, delta);
+        needsIncrementalState(p, s);
         p.beginNested(TracePacket.TRACK_EVENT_FIELD_NUMBER);
         p.varint(TrackEvent.TYPE_FIELD_NUMBER, TrackEvent.Type.TYPE_COUNTER_VALUE);
         p.varint(TrackEvent.TRACK_UUID_FIELD_NUMBER, track);
@@ -148,6 +150,13 @@ final class EventPackets {
         }
         p.endNested();
         s.writer.endPacket();
+    }
+
+    /** sequence_flags = NEEDS_INCREMENTAL_STATE, unless the writer's chunks say it for the packet. */
+    private static void needsIncrementalState(ProtoWriter p, Sequence s) {
+        if (!s.writer.chunksSayPacketsNeedIncrementalState()) {
+            p.varint(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER, SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE);
+        }
     }
 
     /** A delta on the sequence's incremental clock, or (delta -1) the whole CLOCK_MONOTONIC timestamp. */

@@ -1,5 +1,6 @@
 package io.jtrace.agent.trackevent;
 
+import io.jtrace.producer.tracks.SequenceHeader;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.writer.TraceWriter;
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  *  0x40 ts(varint)            timestamp: the delta on the sequence's incremental clock
+ * [0x68 0x02                  sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, unless the chunk says it]
  *  0x5a len                   track_event {
  *    0x48 type                  type
  *    [0x18 category_iid]        category_iids
@@ -18,10 +20,11 @@ import java.nio.ByteBuffer;
  *    [0x58 track_uuid]          track_uuid (pooled sequences only: they have no default track)  }
  * </pre>
  *
- * No {@code sequence_flags}: the packet needs its sequence's incremental state, but its chunk says so
- * for it ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}, which the writers of
- * track_event sequences set), and the file holds it only where that state is valid, so trace_processor
- * never needs the flag either. That saves 4 of a steady-state slice's 30 bytes in the file.
+ * The packet needs its sequence's incremental state. When the writer's chunks say so
+ * ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}, which a track_event writer sets
+ * when its service reads it) the packet carries no {@code sequence_flags}: the file holds it only where
+ * that state is valid, so trace_processor never needs the flag either. That saves 4 of a steady-state
+ * slice's 30 bytes in the file. For an older service the packet says it itself.
  *
  * <p>Every byte after the timestamp is known up front, so it is assembled in registers and stored as one
  * or two longs. Stores may run past the packet's end into the reserved room; those bytes are
@@ -29,14 +32,15 @@ import java.nio.ByteBuffer;
  */
 final class SmallEventEncoder {
     /**
-     * Largest packet this encoder writes: tag + 9-byte timestamp + 4 fixed bytes + two 3-byte fields +
-     * a track uuid (tag and a varint of up to 10 bytes).
+     * Largest packet this encoder writes: tag + 9-byte timestamp + 6 fixed bytes (the sequence flags
+     * among them) + two 3-byte fields + a track uuid (tag and a varint of up to 10 bytes).
      */
-    static final int MAX_SIZE = 1 + 9 + 4 + 6 + 11;
+    static final int MAX_SIZE = 1 + 9 + 6 + 6 + 11;
     /** Iids that fit in two varint bytes. */
     static final int MAX_SMALL_IID = (1 << 14) - 1;
 
     private static final int TIMESTAMP_TAG = TracePacket.TIMESTAMP_FIELD_NUMBER << 3;
+    private static final int SEQUENCE_FLAGS_TAG = TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER << 3;
     private static final int TRACK_EVENT_TAG = TracePacket.TRACK_EVENT_FIELD_NUMBER << 3 | 2;
     private static final int TYPE_TAG = TrackEvent.TYPE_FIELD_NUMBER << 3;
     private static final int CATEGORY_TAG = TrackEvent.CATEGORY_IIDS_FIELD_NUMBER << 3;
@@ -111,13 +115,19 @@ final class SmallEventEncoder {
                 | eventLength << 8
                 | TYPE_TAG << 16
                 | (long) type << 24;
-        b.putLong(p, head | extra << 32);
-        if (extraLength > 4) {
-            b.putLong(p + 8, extra >>> 32);
+        int headLength = 4;
+        if (!writer.chunksSayPacketsNeedIncrementalState()) {
+            // A service that does not read the chunk's flag: the packet says it needs the state itself.
+            head = head << 16 | SEQUENCE_FLAGS_TAG | (long) SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE << 8;
+            headLength = 6;
+        }
+        b.putLong(p, head | extra << (8 * headLength));
+        if (extraLength > 8 - headLength) {
+            b.putLong(p + 8, extra >>> (8 * (8 - headLength)));
         }
         if (trackLength != 0) {
             // After the wide stores above, which may have run over these bytes.
-            int q = p + 4 + extraLength;
+            int q = p + headLength + extraLength;
             b.put(q++, (byte) TRACK_UUID_TAG);
             long u = trackUuid;
             while ((u & ~0x7FL) != 0) {
@@ -126,7 +136,7 @@ final class SmallEventEncoder {
             }
             b.put(q, (byte) u);
         }
-        int end = p + 2 + eventLength;
+        int end = p + headLength - 2 + eventLength;
         writer.commitReserved(end - at);
         return true;
     }

@@ -55,9 +55,11 @@ final class TrackEventSession implements DataSourceInstance {
         descriptorWriter.flush();
         Sequence[] pooled = new Sequence[SequencePool.defaultSize()];
         for (int i = 0; i < pooled.length; i++) {
-            pooled[i] = new Sequence(ActiveSession.newWriter(context, config.getTargetBufferOverwrites()), 0);
+            pooled[i] = new Sequence(ActiveSession.newWriter(context, config.getTargetBufferOverwrites(),
+                    config.getNeedsIncrementalStateByChunk()), 0);
         }
-        session = new ActiveSession(slot, config.getTracingSessionId(), config.getTargetBufferOverwrites(), context,
+        session = new ActiveSession(slot, config.getTracingSessionId(), config.getTargetBufferOverwrites(),
+                config.getNeedsIncrementalStateByChunk(), context,
                 filter, new SequencePool(pooled), source.bridge());
         source.install(session, Math.max(0, context.smbChunks() / 4));
         reaper = context.every(TrackEventDataSource.REAP_PERIOD_MS, source::reapEndedThreads);

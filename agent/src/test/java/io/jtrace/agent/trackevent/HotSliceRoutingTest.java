@@ -115,7 +115,7 @@ class HotSliceRoutingTest {
     }
 
     private static DataSourceInstance start(TrackEventDataSource source, RecordingContext context) {
-        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event")
+        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").setNeedsIncrementalStateByChunk(true)
                 .setTrackEventConfig(TrackEventConfig.newBuilder().addEnabledCategories(HOT.name())).build());
         instance.start();
         return instance;

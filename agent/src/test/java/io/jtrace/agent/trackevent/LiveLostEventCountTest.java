@@ -20,7 +20,7 @@ class LiveLostEventCountTest {
     Path dir;
 
     private static ActiveSession session(Sequence... pooled) {
-        return new ActiveSession(0, 1, false, null, null, new SequencePool(pooled, 0), null);
+        return new ActiveSession(0, 1, false, true, null, null, new SequencePool(pooled, 0), null);
     }
 
     @Test

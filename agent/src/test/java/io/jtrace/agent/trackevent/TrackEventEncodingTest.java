@@ -15,11 +15,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,14 +33,15 @@ class TrackEventEncodingTest {
     @TempDir
     Path dir;
 
-    @Test
-    void slicesKeepTheirNamesAndCategoriesWithOneAndTwoByteIids() throws Exception {
+    @ParameterizedTest(name = "needs incremental state by chunk {0}")
+    @ValueSource(booleans = {true, false})
+    void slicesKeepTheirNamesAndCategoriesWithOneAndTwoByteIids(boolean byChunk) throws Exception {
         int names = 300; // iids 1..300: one and two varint bytes
         List<Category> categories = List.of(Category.of("enc-a"), Category.of("enc-b"), Category.of("enc-c"));
         List<String> expected = new ArrayList<>();
         try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
             TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            DataSourceInstance instance = source.create(context, config(byChunk));
             instance.start();
             for (int round = 0; round < 3; round++) { // round 0 interns, rounds 1-2 take the fast path
                 for (int i = 0; i < names; i++) {
@@ -58,14 +61,16 @@ class TrackEventEncodingTest {
     /**
      * A steady-state slice (name and category interned) is two packets that carry only a timestamp delta
      * and the event: no sequence_flags, whose NEEDS_INCREMENTAL_STATE the writer's chunks carry for them.
-     * With the service's sequence id and the file's frame each is at most 17 bytes.
+     * With the service's sequence id and the file's frame each is at most 17 bytes. For a service that
+     * does not read the chunk's flag (an older daemon), each packet carries it: 2 bytes more.
      */
-    @Test
-    void aSteadyStateSliceIsTwoPacketsOfATimestampAndAnEventWithoutSequenceFlags() throws Exception {
+    @ParameterizedTest(name = "needs incremental state by chunk {0}")
+    @ValueSource(booleans = {true, false})
+    void aSteadyStateSliceIsTwoPacketsOfATimestampAndAnEventWithSequenceFlagsOnlyForAnOlderService(boolean byChunk) throws Exception {
         Category category = Category.of("enc-small");
         try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
             TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            DataSourceInstance instance = source.create(context, config(byChunk));
             instance.start();
             for (int i = 0; i < 100; i++) {
                 TrackEvent.begin(category, "steady");
@@ -79,24 +84,30 @@ class TrackEventEncodingTest {
             // adds the producer's uid and pid to the first packet of each chunk.
             for (TracePacket p : events.subList(2, events.size())) {
                 TracePacket bare = p.toBuilder().clearTrustedUid().clearTrustedPid().build();
-                assertEquals(Set.of(TracePacket.TIMESTAMP_FIELD_NUMBER, TracePacket.TRACK_EVENT_FIELD_NUMBER,
-                        TracePacket.TRUSTED_PACKET_SEQUENCE_ID_FIELD_NUMBER),
+                Set<Integer> fields = new HashSet<>(Set.of(TracePacket.TIMESTAMP_FIELD_NUMBER,
+                        TracePacket.TRACK_EVENT_FIELD_NUMBER, TracePacket.TRUSTED_PACKET_SEQUENCE_ID_FIELD_NUMBER));
+                if (!byChunk) {
+                    fields.add(TracePacket.SEQUENCE_FLAGS_FIELD_NUMBER);
+                    assertEquals(2, p.getSequenceFlags(), "NEEDS_INCREMENTAL_STATE: " + p);
+                }
+                assertEquals(fields,
                         bare.getAllFields().keySet().stream().map(f -> f.getNumber()).collect(Collectors.toSet()),
                         p.toString());
                 int inFile = 2 + bare.getSerializedSize();
-                assertTrue(inFile <= 17, inFile + " bytes in a file: " + p);
+                assertTrue(inFile <= (byChunk ? 17 : 19), inFile + " bytes in a file: " + p);
             }
         }
     }
 
     /** Past 2^14 names an iid takes three varint bytes, which only the general path writes. */
-    @Test
-    void slicesKeepTheirNamesPastTheIidsOfTwoVarintBytes() throws Exception {
+    @ParameterizedTest(name = "needs incremental state by chunk {0}")
+    @ValueSource(booleans = {true, false})
+    void slicesKeepTheirNamesPastTheIidsOfTwoVarintBytes(boolean byChunk) throws Exception {
         Category category = Category.of("enc-many");
         List<String> expected = new ArrayList<>();
         try (RecordingContext context = new RecordingContext(dir, 8 * 1024 * 1024)) {
             TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            DataSourceInstance instance = source.create(context, config(byChunk));
             instance.start();
             for (int i = 0; i < SmallEventEncoder.MAX_SMALL_IID - 20; i++) {
                 TrackEvent.instant(category, "filler-" + i);
@@ -119,15 +130,16 @@ class TrackEventEncodingTest {
      * than the sequence's last (a pooled sequence, or a caller's own clock) is written whole, on
      * CLOCK_MONOTONIC, and leaves the incremental clock where it was.
      */
-    @Test
-    void timestampsComeOutAsWrittenWhetherDeltasOrWhole() throws Exception {
+    @ParameterizedTest(name = "needs incremental state by chunk {0}")
+    @ValueSource(booleans = {true, false})
+    void timestampsComeOutAsWrittenWhetherDeltasOrWhole(boolean byChunk) throws Exception {
         Category category = Category.of("enc-time");
         long base = 5_000_000_000L;
         long[] times = {base, base + 1, base + 1, base + 300, base + 200, base + 1_000_000, base - 7,
                 base + (1L << 40), base + (1L << 40) + 5};
         try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
             TrackEventDataSource source = new TrackEventDataSource(new ProcessTrack(1, "test", 7));
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            DataSourceInstance instance = source.create(context, config(byChunk));
             instance.start();
             for (long t : times) {
                 source.instant(category, "tick", t);
@@ -150,13 +162,14 @@ class TrackEventEncodingTest {
     }
 
     /** Long and double counter samples keep their value and time, on the counter track named after them. */
-    @Test
-    void counterSamplesKeepTheirValuesAndTimesOnTheirNamedTrack() throws Exception {
+    @ParameterizedTest(name = "needs incremental state by chunk {0}")
+    @ValueSource(booleans = {true, false})
+    void counterSamplesKeepTheirValuesAndTimesOnTheirNamedTrack(boolean byChunk) throws Exception {
         Category category = Category.of("enc-counter");
         try (RecordingContext context = new RecordingContext(dir, 1024 * 1024)) {
             ProcessTrack process = new ProcessTrack(1, "test", 7);
             TrackEventDataSource source = new TrackEventDataSource(process);
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+            DataSourceInstance instance = source.create(context, config(byChunk));
             instance.start();
             source.counter(category, "queue", 42L, 7_000_000_000L);
             source.counter(category, "load", 0.75, 7_000_000_100L);
@@ -178,6 +191,14 @@ class TrackEventEncodingTest {
             }
             assertEquals(List.of("queue@7000000000=42", "load@7000000100=0.75", "queue@7000000200=-3"), samples);
         }
+    }
+
+    /**
+     * What the service sends the data source; {@code byChunk}: it reads the chunks' "packets need
+     * incremental state" flag (a jtrace service does; an older daemon does not).
+     */
+    private static DataSourceConfig config(boolean byChunk) {
+        return DataSourceConfig.newBuilder().setName("track_event").setNeedsIncrementalStateByChunk(byChunk).build();
     }
 
     /** category/name of each slice begin, resolved like trace_processor through per-sequence interning. */

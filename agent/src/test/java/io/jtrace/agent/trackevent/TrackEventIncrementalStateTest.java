@@ -172,7 +172,7 @@ class TrackEventIncrementalStateTest {
         TraceBuffer ring = new TraceBuffer(32 * 1024, TraceBuffer.Policy.RING);
         try (RecordingContext context = new RecordingContext(dir, 1 << 20, ring)) {
             TrackEventDataSource source = new TrackEventDataSource(PROCESS);
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event")
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").setNeedsIncrementalStateByChunk(true)
                     .setTargetBufferOverwrites(overwrites).build());
             instance.start();
             String[] names = {"a", "b", "c", "d"};
@@ -193,7 +193,7 @@ class TrackEventIncrementalStateTest {
 
     private static DataSourceInstance startTrackEvent(RecordingContext context) {
         TrackEventDataSource source = new TrackEventDataSource(PROCESS);
-        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").setNeedsIncrementalStateByChunk(true).build());
         instance.start();
         return instance;
     }

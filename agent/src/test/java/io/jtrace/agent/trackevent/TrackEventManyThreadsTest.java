@@ -147,7 +147,7 @@ class TrackEventManyThreadsTest {
         long sessionId = 42;
         try (RecordingContext context = new RecordingContext(dir, 16 * 1024)) {
             TrackEventDataSource source = new TrackEventDataSource(PROCESS);
-            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event")
+            DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").setNeedsIncrementalStateByChunk(true)
                     .setTracingSessionId(sessionId).build());
             instance.start();
             assertEquals(0, source.lostEvents(sessionId));
@@ -319,7 +319,7 @@ class TrackEventManyThreadsTest {
 
     private static DataSourceInstance start(RecordingContext context) {
         TrackEventDataSource source = new TrackEventDataSource(PROCESS);
-        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").build());
+        DataSourceInstance instance = source.create(context, DataSourceConfig.newBuilder().setName("track_event").setNeedsIncrementalStateByChunk(true).build());
         instance.start();
         return instance;
     }

@@ -157,6 +157,11 @@ public final class TraceWriter extends WriterChunk implements SpaceProvider, Aut
         writerFlags = ChunkHeader.FLAG_NEEDS_INCREMENTAL_STATE;
     }
 
+    /** Whether its chunks say that its packets need incremental state ({@link #packetsNeedIncrementalState}). */
+    public boolean chunksSayPacketsNeedIncrementalState() {
+        return writerFlags != 0;
+    }
+
     public long packetsWritten() {
         return packetsWritten;
     }
