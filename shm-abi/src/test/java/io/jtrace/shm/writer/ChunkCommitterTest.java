@@ -325,16 +325,18 @@ class ChunkCommitterTest {
 
     /**
      * The converse: a patch queued after the drain's last look at the chunks, for a chunk released after
-     * that look, waits for the drain that takes the chunk (a patch ahead of its chunk finds nothing to patch).
+     * that look, waits for the drain that takes the chunk (a patch ahead of its chunk finds nothing to patch),
+     * and its writer's retirement does not overtake it.
      */
     @Test
-    void aPatchQueuedAfterTheDrainTookTheChunksWaitsForItsChunkReleasedMeanwhile() throws Exception {
+    void aPatchQueuedAfterTheDrainTookTheChunksWaitsForItsChunkAndGoesOutNoLaterThanItsWritersRetirement() throws Exception {
         RecordingSink sink = new RecordingSink();
         QueueWithAWriterInsideTheDrain released = new QueueWithAWriterInsideTheDrain(16 * PageHeader.MAX_CHUNKS_PER_PAGE);
         try (ChunkCommitter committer = new ChunkCommitter(16, sink, 60_000, "test-commit", released)) {
             released.whenFirstEmpty = () -> {
                 committer.chunkReleased(0, 2, 1, -1, 0);
                 committer.patch(patch(7, 2));
+                committer.retireWriter(7); // the writer closes: its retirement follows its patch
             };
             committer.start();
             committer.chunkReleased(0, 0, 1, -1, 0);
@@ -344,6 +346,9 @@ class ChunkCommitterTest {
             int patch = requestOf(sink.requests, "patch:7:2");
             assertTrue(chunk <= patch, "the patch went out in request " + patch + ", its chunk in " + chunk + ": "
                     + sink.requests);
+            // The service applies a request's patches before its retirements: a carried patch goes out with
+            // its writer's retirement or before it, never after.
+            assertTrue(patch <= requestOf(sink.requests, "retired:7"), sink.requests.toString());
         }
     }
 
