@@ -10,6 +10,7 @@ import static io.jtrace.service.ServiceTesting.read;
 import static io.jtrace.service.ServiceTesting.traceStats;
 import static io.jtrace.service.ServiceTesting.withTag;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -29,6 +30,7 @@ import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.TraceWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -213,6 +215,19 @@ class TracingServiceTest {
         assertTrue(sent.getNeedsIncrementalStateByChunk(), sent.toString());
         assertTrue(sent.getTargetBufferOverwrites(), "a ring nobody streams: " + sent);
         await(consumer.disableTracing());
+
+        Path file = smbDir.resolve("streamed.pftrace"); // the test's own directory
+        ConsumerEndpoint streaming = consumer(service);
+        await(streaming.enableTracing(config(256, "test").toBuilder().setWriteIntoFile(true)
+                .setOutputPath(file.toString()).build()));
+        DataSourceConfig streamed = producer.startConfigs.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+
+        assertNotNull(streamed, "the second session's data source started");
+        assertTrue(streamed.getNeedsIncrementalStateByChunk(), streamed.toString());
+        assertFalse(streamed.getTargetBufferOverwrites(), "a ring streamed into a file overwrites nothing unread: "
+                + streamed);
+        await(streaming.disableTracing());
+        assertTrue(Files.exists(file), "the streamed session wrote its file");
     }
 
     @Test

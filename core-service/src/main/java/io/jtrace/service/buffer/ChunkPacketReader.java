@@ -319,7 +319,7 @@ final class ChunkPacketReader {
             return true;
         }
         if ((flags & SequenceFlags.NEEDS_INCREMENTAL_STATE) != 0
-                || chunkNeedsState && (flags & (SequenceFlags.READ_FIRST | SequenceFlags.SELF_CONTAINED)) == 0) {
+                || chunkNeedsState && (flags & SequenceFlags.USABLE_WITHOUT_STATE) == 0) {
             counters.packetsWithoutIncrementalState++;
             seq.lossPending = true;
             return false;

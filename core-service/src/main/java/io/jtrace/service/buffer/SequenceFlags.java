@@ -14,19 +14,16 @@ final class SequenceFlags {
     static final int INCREMENTAL_STATE_CLEARED = SequenceHeader.SEQ_INCREMENTAL_STATE_CLEARED;
     static final int NEEDS_INCREMENTAL_STATE = SequenceHeader.SEQ_NEEDS_INCREMENTAL_STATE;
     /**
-     * Not a sequence flag (above the uint32 flags' two known bits, which are all {@link #of} keeps): the
-     * packet is one trace_processor reads before it looks at the flags. Keeps such a packet going out of
-     * a chunk whose packets all need the state otherwise
+     * Not a sequence flag (above the uint32 flags' two known bits, which are all {@link #of} keeps):
+     * trace_processor can use the packet without the sequence's incremental state. Either it reads the
+     * packet before it looks at the flags (a clock snapshot, a service event, an extension descriptor, a
+     * remote clock sync), or the packet describes a track and carries nothing that uses the state (no
+     * timestamp, event, interned data or defaults): a track a writer described must reach the trace,
+     * since events on other sequences may name it and the writer describes it again only at its next
+     * restart. Keeps such a packet going out of a chunk whose packets otherwise all need the state
      * ({@link io.jtrace.shm.abi.ChunkHeader#FLAG_NEEDS_INCREMENTAL_STATE}).
      */
-    static final int READ_FIRST = 1 << 30;
-    /**
-     * Not a sequence flag: the packet describes a track and uses none of the sequence's state (no
-     * timestamp, event, interned data or defaults), so it needs none, whatever chunk it is in. A track a
-     * writer described must reach the trace: events on other sequences may name it, and the writer will
-     * not describe it again until its next restart.
-     */
-    static final int SELF_CONTAINED = 1 << 29;
+    static final int USABLE_WITHOUT_STATE = 1 << 30;
     private static final int KNOWN_FLAGS = INCREMENTAL_STATE_CLEARED | NEEDS_INCREMENTAL_STATE;
 
     private static final int CLOCK_SNAPSHOT_FIELD = 6;
@@ -47,8 +44,8 @@ final class SequenceFlags {
      * The flags of the packet in {@code [start, start + size)} as trace_processor sees them: the last
      * {@code sequence_flags} (a non-repeated field's last occurrence wins), with the last legacy cleared
      * field folded into {@link #INCREMENTAL_STATE_CLEARED}, and of the rest only the two flags
-     * trace_processor acts on; NEEDS_INCREMENTAL_STATE replaced by {@link #READ_FIRST} for a packet
-     * trace_processor reads before it looks at that flag, and {@link #SELF_CONTAINED} added for a track
+     * trace_processor acts on; NEEDS_INCREMENTAL_STATE replaced by {@link #USABLE_WITHOUT_STATE} for a
+     * packet trace_processor reads before it looks at that flag, and that bit added for a track
      * description that uses no state. 0 for a packet that cannot be walked (trace_processor would not
      * skip it for its flags either; in a chunk that says its packets need the state, it is held back).
      */
@@ -111,8 +108,8 @@ final class SequenceFlags {
             flags |= INCREMENTAL_STATE_CLEARED;
         }
         if (readFirst) {
-            return flags & ~NEEDS_INCREMENTAL_STATE | READ_FIRST;
+            return flags & ~NEEDS_INCREMENTAL_STATE | USABLE_WITHOUT_STATE;
         }
-        return describesTrack && !usesState ? flags | SELF_CONTAINED : flags;
+        return describesTrack && !usesState ? flags | USABLE_WITHOUT_STATE : flags;
     }
 }

@@ -219,7 +219,7 @@ class IncrementalStateAfterLossTest {
         assertEquals(NEEDS, SequenceFlags.of(unknownBits, 0, unknownBits.length));
         byte[] snapshot = TracePacket.newBuilder().setSequenceFlags(NEEDS).setClockSnapshot(
                 ClockSnapshot.getDefaultInstance()).build().toByteArray();
-        assertEquals(SequenceFlags.READ_FIRST, SequenceFlags.of(snapshot, 0, snapshot.length));
+        assertEquals(SequenceFlags.USABLE_WITHOUT_STATE, SequenceFlags.of(snapshot, 0, snapshot.length));
     }
 
     /** A non-repeated field's last occurrence wins, in trace_processor as in any protobuf reader. */

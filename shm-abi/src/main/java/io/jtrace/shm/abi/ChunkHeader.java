@@ -32,13 +32,14 @@ public final class ChunkHeader {
     public static final int FLAG_FILE_FRAMED = 8;
     /**
      * Every packet of this chunk needs its sequence's incremental state (interned names, the delta clock,
-     * the packet defaults), whatever its {@code sequence_flags} say, unless it clears that state itself or
-     * is one trace_processor reads before it looks at that flag (a clock snapshot). A jtrace extension, as
-     * {@link #FLAG_FILE_FRAMED} is: the writer of a track_event sequence sets it on every chunk, so its
-     * smallest events can leave out {@code sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE} (2 bytes of
-     * each packet, 4 of a slice's 30); the service, which never passes such a packet on after a loss until the sequence clears
-     * its state again, reads the flag from here instead. trace_processor never sees it: the file holds
-     * no packet that would need it.
+     * the packet defaults), whatever its {@code sequence_flags} say, unless it clears that state itself,
+     * is one trace_processor reads before it looks at that flag (a clock snapshot), or describes a track
+     * with nothing that uses the state. A jtrace extension, as {@link #FLAG_FILE_FRAMED} is: the writer
+     * of a track_event sequence sets it on every chunk when its service says it reads it, so its events
+     * can leave out {@code sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE} (2 bytes of each packet, 4 of a
+     * slice's 30). The service, which never passes such a packet on after a loss until the sequence
+     * clears its state again, reads the flag from here instead. trace_processor never sees it: the file
+     * holds no packet that would need it.
      */
     public static final int FLAG_NEEDS_INCREMENTAL_STATE = 16;
 
