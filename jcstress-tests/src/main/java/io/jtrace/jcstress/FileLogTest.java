@@ -297,18 +297,24 @@ public class FileLogTest {
     }
 
     /**
-     * The file thread falls asleep while an appender commits: it announces its sleep (volatile store)
-     * and looks at the ring once more (volatile read of the reservation word), while the appender
-     * reserves (CAS of that word), commits and, its commit having crossed a wake boundary, reads whether
-     * the thread sleeps. Either the thread sees the range, which is enough to write, and stays awake, or
-     * the appender sees it asleep and wakes it: never asleep with the range unseen and nobody waking it.
+     * The file thread falls asleep while an appender commits: it announces its sleep (volatile store), a
+     * full fence, writes out what is committed (acquire reads of the slots) and looks at the ring once
+     * more (volatile read of the reservation word), while the appender reserves (CAS of that word),
+     * commits (release store of its slot) and, its commit having crossed a wake boundary, a full fence
+     * and reads whether the thread sleeps. Either the thread wrote the range before parking, or saw it
+     * reserved and stays awake, or the appender sees it asleep and wakes it: never asleep with the range
+     * unwritten and nobody waking it.
      *
-     * <p>r1: the thread would park; r2: the appender woke it.
+     * <p>r1: the thread would park; r2: the appender woke it; r3: the thread wrote the range out.
      */
     @JCStressTest
-    @Outcome(id = {"false, false", "false, true", "true, true"}, expect = ACCEPTABLE,
-            desc = "Stayed awake for the range (a wake after that is harmless), or slept and was woken.")
-    @Outcome(id = "true, false", expect = FORBIDDEN, desc = "Asleep with the range unwritten, and never woken.")
+    @Outcome(id = {"true, false, true", "true, true, true"}, expect = ACCEPTABLE,
+            desc = "Wrote the range before parking (a wake after that is harmless).")
+    @Outcome(id = {"false, false, false", "false, true, false"}, expect = ACCEPTABLE,
+            desc = "Saw the range only reserved: stays awake to write it.")
+    @Outcome(id = "true, true, false", expect = ACCEPTABLE, desc = "Parked before the commit, and was woken.")
+    @Outcome(id = "true, false, false", expect = FORBIDDEN, desc = "Asleep with the range unwritten, and never woken.")
+    @Outcome(expect = FORBIDDEN, desc = "Wrote the range yet stays awake for it.")
     @State
     public static class AppendAgainstTheFileThreadFallingAsleep {
         private final InMemoryFileLog log = new InMemoryFileLog(16);
@@ -318,15 +324,20 @@ public class FileLogTest {
         }
 
         @Actor
-        public void fileThread(ZZ_Result r) {
+        public void fileThread(ZZZ_Result r) {
             r.r1 = log.fileThreadWouldSleep();
         }
 
-        /** Reserves and wakes: the copy and the commit in between only widen the window this test needs. */
         @Actor
-        public void appender(ZZ_Result r) {
-            log.reserve(8);
+        public void appender(ZZZ_Result r) {
+            log.tryAppend(8, (byte) 3);
             r.r2 = log.wakeFileThreadIfAsleep();
+        }
+
+        @Arbiter
+        public void file(ZZZ_Result r) {
+            byte[] file = log.file();
+            r.r3 = file.length == 8 && uniform(file, 0, 8) && file[0] == 3;
         }
     }
 }

@@ -10,19 +10,22 @@ import java.util.concurrent.locks.LockSupport;
  * ring filling it looks again every {@link #POLL_NANOS} on its own, so appenders do not wake it: a wake
  * is a futex call and, on a virtual machine, an interrupt sent to the other CPU, which cost a thread
  * emitting 10 M slices a second about 4 % of its time when the appenders woke it every 256 KiB. Once a
- * look finds less than {@link #STREAM_BYTES} to write it sleeps until a commit crosses a
+ * look finds less than {@link #STREAM_BYTES} to write it writes that out and sleeps until a commit crosses a
  * {@link #WAKE_BYTES} boundary ({@link #wakeIfAsleep}), a full ring, a flush or the close
  * ({@link #wake}).
  *
  * <h2>Ordering</h2>
- * The thread sets {@link #sleeping} with a volatile store, then reads the ring's reservation word
- * (volatile) to decide to sleep; an appender CASes the reservation word (volatile) and later, at its
- * commit, reads {@link #sleeping} with a volatile load. In the single order of these volatile accesses
- * either the thread's read comes after the appender's CAS (it counts that range, and sleeps only with
- * less than {@link #STREAM_BYTES} unwritten) or the appender's read comes after the thread's store (it
- * sees the thread asleep, and wakes it if its commit crossed a boundary). So a sleeping thread leaves at
- * most about {@link #STREAM_BYTES} + {@link #WAKE_BYTES} unwritten, until the next crossing, flush or
- * close, as when every crossing woke it. Only the appender whose CAS clears {@link #sleeping} unparks it.
+ * Before it parks, the thread stores {@link #sleeping} (volatile), then a full fence, then writes out
+ * every range committed by then ({@link FileLog#consumeNow}, which reads the slots with acquire) and
+ * looks at the ring's reservation word. An appender whose commit crossed a boundary stores its slot
+ * (release), then a full fence, then reads {@link #sleeping} ({@link #wakeIfAsleep}). The two fences
+ * make this Dekker's handshake: either the thread's write-out sees the crossing range committed (and
+ * writes it, with everything the same appender committed before it), or the appender sees the thread
+ * asleep and wakes it. A range only reserved when the thread looks counts in its unwritten bytes, so
+ * with {@link #STREAM_BYTES} or more of them the thread keeps looking instead. So a parked thread leaves
+ * unwritten only ranges committed since the last crossing, less than {@link #WAKE_BYTES}, until the next
+ * crossing, flush or close; a stream that stops on a crossing is in the file without a flush. Only the
+ * appender whose CAS clears {@link #sleeping} unparks it.
  */
 final class FileThread {
     /** Bytes after which an appender wakes the sleeping thread: each write moves this much or more. */
@@ -78,6 +81,9 @@ final class FileThread {
      * about to. Returns whether this call woke it.
      */
     boolean wakeIfAsleep() {
+        // Orders the caller's commit (a release store of its slot) before the read of the flag: the
+        // appender's half of the handshake in the class comment. Once every WAKE_BYTES, never per packet.
+        VarHandle.fullFence();
         if ((boolean) SLEEPING.getVolatile(this) && SLEEPING.compareAndSet(this, true, false)) {
             LockSupport.unpark(thread);
             return true;
@@ -86,11 +92,16 @@ final class FileThread {
     }
 
     /**
-     * Announces that the thread goes to sleep, then looks at the ring once more (see the class comment):
-     * whether it may park, finding too little to write. {@link #endSleep} follows, parked or not.
+     * Announces that the thread goes to sleep, writes out what is committed, then looks at the ring once
+     * more (see the class comment): whether it may park, finding too little to write. {@link #endSleep}
+     * follows, parked or not.
      */
     boolean announceSleep() {
         SLEEPING.setVolatile(this, true);
+        // A volatile store does not order the acquire loads after it (only volatile ones): the fence
+        // does, the thread's half of the handshake in the class comment.
+        VarHandle.fullFence();
+        log.consumeNow();
         return log.unwrittenBytes() < streamBytes && !log.isClosed();
     }
 

@@ -423,7 +423,8 @@ class TraceFileWriteBehindTest {
 
     /**
      * The file thread writes a stream out by itself, without a flush: appends that cross its wake mark
-     * reach the file while nobody syncs, and the thread keeps up with more while the stream goes on.
+     * reach the file while nobody syncs, the thread keeps up with more while the stream goes on, and the
+     * last range, which ends on a wake mark, is written whether the thread was looking or asleep then.
      */
     @Test
     void theFileThreadWritesAStreamOutWithoutAFlush() throws Exception {
@@ -448,6 +449,34 @@ class TraceFileWriteBehindTest {
             }
             assertArrayEquals(expected.toByteArray(), Files.readAllBytes(file), "every range, in order, unsynced");
             assertEquals(ranges, log.packetsWritten());
+        }
+    }
+
+    /**
+     * A file thread that finds too little to keep looking writes out what is committed before it parks:
+     * a range committed while it was looking (its appender saw it awake, so will not wake it) is not
+     * left in the ring until the next wake mark, flush or close.
+     */
+    @Test
+    void aFileThreadGoingToSleepWritesOutWhatIsCommittedFirst() throws Exception {
+        Path file = dir.resolve("before-sleep.bin");
+        try (FileLog log = new FileLog(TraceFileChannel.open(file), 1024, false)) {
+            FileThread thread = new FileThread(log, 512, false);
+            long reservation = log.tryReserve(100);
+            log.put(reservation, 0, filled(100, (byte) 7), 0, 100);
+            log.commit(reservation, 100, 1);
+            long copying = log.tryReserve(50);
+
+            boolean parks = thread.announceSleep();
+            byte[] inTheFile = Files.readAllBytes(file);
+            long unwritten = log.unwrittenBytes();
+            thread.endSleep();
+            log.put(copying, 0, filled(50, (byte) 8), 0, 50);
+            log.commit(copying, 50, 1);
+
+            assertTrue(parks, "150 unwritten bytes are under the 512 that keep it looking");
+            assertArrayEquals(filled(100, (byte) 7), inTheFile, "the committed range, in the file");
+            assertEquals(50, unwritten, "only the range still being copied in is left");
         }
     }
 

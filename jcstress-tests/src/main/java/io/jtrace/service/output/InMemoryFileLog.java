@@ -71,7 +71,7 @@ public final class InMemoryFileLog {
         sleeper = new FileThread(log, streamBytes, false);
     }
 
-    /** The file thread announces its sleep and looks again: whether it would park. */
+    /** The file thread announces its sleep, writes out what is committed and looks again: whether it would park. */
     public boolean fileThreadWouldSleep() {
         return sleeper.announceSleep();
     }
