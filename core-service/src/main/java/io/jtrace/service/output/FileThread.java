@@ -10,22 +10,24 @@ import java.util.concurrent.locks.LockSupport;
  * ring filling it looks again every {@link #POLL_NANOS} on its own, so appenders do not wake it: a wake
  * is a futex call and, on a virtual machine, an interrupt sent to the other CPU, which cost a thread
  * emitting 10 M slices a second about 4 % of its time when the appenders woke it every 256 KiB. Once a
- * look finds less than {@link #STREAM_BYTES} to write it writes that out and sleeps until a commit crosses a
- * {@link #WAKE_BYTES} boundary ({@link #wakeIfAsleep}), a full ring, a flush or the close
- * ({@link #wake}).
+ * look finds less than {@link #STREAM_BYTES} to write it writes that out and sleeps until a commit crosses
+ * a {@link #WAKE_BYTES} boundary ({@link #wakeIfAsleep}) or the ring is full or the log closes
+ * ({@link #wake}); a flush writes out what is there on its own thread.
  *
  * <h2>Ordering</h2>
  * Before it parks, the thread stores {@link #sleeping} (volatile), then a full fence, then writes out
  * every range committed by then ({@link FileLog#consumeNow}, which reads the slots with acquire) and
  * looks at the ring's reservation word. An appender whose commit crossed a boundary stores its slot
  * (release), then a full fence, then reads {@link #sleeping} ({@link #wakeIfAsleep}). The two fences
- * make this Dekker's handshake: either the thread's write-out sees the crossing range committed (and
- * writes it, with everything the same appender committed before it), or the appender sees the thread
- * asleep and wakes it. A range only reserved when the thread looks counts in its unwritten bytes, so
- * with {@link #STREAM_BYTES} or more of them the thread keeps looking instead. So a parked thread leaves
- * unwritten only ranges committed since the last crossing, less than {@link #WAKE_BYTES}, until the next
- * crossing, flush or close; a stream that stops on a crossing is in the file without a flush. Only the
- * appender whose CAS clears {@link #sleeping} unparks it.
+ * make this Dekker's handshake: either the thread's write-out sees the crossing range committed, with
+ * everything that happens-before that commit, and writes it (into a pipe, which is written in order,
+ * only once no range before it is still being filled), or the appender sees the thread asleep and
+ * wakes it. The handshake is what the write-out adds: a stream whose last commit crosses a boundary is
+ * in the file without a flush. What a parked thread may leave unwritten until the next crossing, full
+ * ring, flush or close stays under {@link #STREAM_BYTES} + {@link #WAKE_BYTES}: ranges not yet committed
+ * when its last look reached them (with {@link #STREAM_BYTES} or more of those reserved it keeps looking
+ * instead), and ranges committed after that look up to the next boundary. Only the appender whose CAS
+ * clears {@link #sleeping} unparks it.
  */
 final class FileThread {
     /** Bytes after which an appender wakes the sleeping thread: each write moves this much or more. */
@@ -130,7 +132,7 @@ final class FileThread {
             }
             endSleep();
             if (!log.isClosed()) {
-                // Woken by a crossing, a full ring or a flush (or for no reason): write what is there.
+                // Woken by a crossing, a full ring (or for no reason): write what is there.
                 log.consumeNow();
             }
         }

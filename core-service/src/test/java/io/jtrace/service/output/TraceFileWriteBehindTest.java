@@ -467,12 +467,19 @@ class TraceFileWriteBehindTest {
             log.commit(reservation, 100, 1);
             long copying = log.tryReserve(50);
 
-            boolean parks = thread.announceSleep();
-            byte[] inTheFile = Files.readAllBytes(file);
-            long unwritten = log.unwrittenBytes();
-            thread.endSleep();
-            log.put(copying, 0, filled(50, (byte) 8), 0, 50);
-            log.commit(copying, 50, 1);
+            boolean parks;
+            byte[] inTheFile;
+            long unwritten;
+            try {
+                parks = thread.announceSleep();
+                inTheFile = Files.readAllBytes(file);
+                unwritten = log.unwrittenBytes();
+                thread.endSleep();
+            } finally {
+                // Committed whatever happened: the close waits for every reserved range.
+                log.put(copying, 0, filled(50, (byte) 8), 0, 50);
+                log.commit(copying, 50, 1);
+            }
 
             assertTrue(parks, "150 unwritten bytes are under the 512 that keep it looking");
             assertArrayEquals(filled(100, (byte) 7), inTheFile, "the committed range, in the file");
