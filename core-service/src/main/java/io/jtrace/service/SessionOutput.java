@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Reads a session's trace out, with the service's own packets around its buffers' contents: to a
@@ -180,6 +181,7 @@ final class SessionOutput implements StreamedFiles {
         LOG.error("jtrace: session {}: writing {} failed, stopping the session", session.id,
                 session.config.getOutputPath(), e);
         session.fileWritesStopped = true;
+        session.fileFailureLogged = true;
         stopSession.accept(session);
     }
 
@@ -191,7 +193,8 @@ final class SessionOutput implements StreamedFiles {
             readInto(session, file);
             return null;
         } catch (UncheckedIOException | IOException e) {
-            LOG.error("jtrace: session {}: finishing {} failed", session.id, session.config.getOutputPath(), e);
+            LOG.atLevel(session.fileFailureLogged ? Level.DEBUG : Level.ERROR)
+                    .log("jtrace: session {}: finishing {} failed", session.id, session.config.getOutputPath(), e);
             return "writing " + session.config.getOutputPath() + " failed: " + e.getMessage();
         }
     }

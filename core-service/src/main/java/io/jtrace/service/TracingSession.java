@@ -69,6 +69,8 @@ final class TracingSession {
      * a broken file per chunk nor grows a capped one.
      */
     boolean fileWritesStopped;
+    /** A write into the file failed and was logged: the close that follows fails the same way, and is not logged again. */
+    boolean fileFailureLogged;
     /** When its rings have turned far enough to need its incremental state cleared; null if never (see RingTurnover). */
     RingTurnover ringTurnover;
     State state = State.STARTED;

@@ -292,4 +292,53 @@ class SessionRegistryTest {
             assertEquals(List.of(), partialFiles(), "no temporary file left after the failure");
         }
     }
+    /**
+     * A streamed session whose file fails while it runs (a pipe whose reader went away) stops by itself:
+     * the log has the failed write once, as it happened, with its cause, not again for the close that
+     * follows it, and the session's end says the trace is incomplete.
+     */
+    @Test
+    void aStreamedFileThatFailsWhileTheSessionRunsIsLoggedOnceNamingTheFile() throws Exception {
+        Path fifo = dir.resolve("reader-goes-away.pftrace");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        // The reader takes the first bytes and goes away: the session's next write into the pipe fails.
+        java.util.concurrent.CompletableFuture<Integer> reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try (java.io.InputStream in = Files.newInputStream(fifo)) {
+                return in.read(new byte[1]);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
+        registry.addSessionListener(new TracingControl.SessionListener() {
+            @Override
+            public void started(SessionInfo s) {}
+
+            @Override
+            public void stopped(SessionInfo s) {
+                if (s.name().equals("pipe")) {
+                    recorded.countDown();
+                }
+            }
+        });
+        TraceConfig config = TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(256))
+                .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("x")))
+                .setFlushPeriodMs(20).setFileWritePeriodMs(20)
+                .build();
+        try (io.jtrace.agent.tracks.CapturedStderr log = new io.jtrace.agent.tracks.CapturedStderr()) {
+            registry.start(new SessionRequest("pipe", config, SessionRequest.Mode.FILE, fifo));
+            assertEquals(1, reader.get(30, java.util.concurrent.TimeUnit.SECONDS), "the reader got a byte");
+            assertTrue(recorded.await(30, java.util.concurrent.TimeUnit.SECONDS), "the failed session stops by itself: " + log.lines());
+            String failure = "writing " + fifo + " failed, stopping the session";
+            List<String> failures = log.lines().stream().filter(l -> l.contains(failure)).toList();
+            assertEquals(1, failures.size(), log.lines().toString());
+            assertTrue(failures.get(0).contains("ERROR"), failures.get(0));
+            assertEquals(0, log.linesContaining("finishing " + fifo + " failed"), log.lines().toString());
+            assertEquals(1, log.linesContaining("trace " + fifo + " is incomplete"), log.lines().toString());
+        }
+        SessionInfo ended = registry.getSessions().stream().filter(s -> s.name().equals("pipe")).findFirst().orElseThrow();
+        assertTrue(ended.error().contains(fifo.toString()), ended.error());
+    }
 }
