@@ -326,6 +326,8 @@ class SessionRegistryTest {
                 .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(256))
                 .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("x")))
                 .setFlushPeriodMs(20).setFileWritePeriodMs(20)
+                // The next write, once the reader is gone: a clock snapshot every 50 ms (10 s by default).
+                .setBuiltinDataSources(TraceConfig.BuiltinDataSource.newBuilder().setSnapshotIntervalMs(50))
                 .build();
         try (io.jtrace.agent.tracks.CapturedStderr log = new io.jtrace.agent.tracks.CapturedStderr()) {
             registry.start(new SessionRequest("pipe", config, SessionRequest.Mode.FILE, fifo));
