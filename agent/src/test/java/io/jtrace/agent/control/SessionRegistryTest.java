@@ -213,6 +213,23 @@ class SessionRegistryTest {
         }
     }
 
+    /** Opens once the registry has recorded the end of the session called {@code name}. */
+    private java.util.concurrent.CountDownLatch endOf(String name) {
+        java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
+        registry.addSessionListener(new TracingControl.SessionListener() {
+            @Override
+            public void started(SessionInfo s) {}
+
+            @Override
+            public void stopped(SessionInfo s) {
+                if (s.name().equals(name)) {
+                    recorded.countDown();
+                }
+            }
+        });
+        return recorded;
+    }
+
     private List<String> partialFiles() throws Exception {
         try (var files = Files.list(dir)) {
             return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".partial")).toList();
@@ -259,18 +276,7 @@ class SessionRegistryTest {
             Path target = dir.resolve(name + ".pftrace");
             start(name, SessionRequest.Mode.RING, name + ".pftrace");
             Files.createDirectories(target.resolve("in-the-way"));
-            java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
-            registry.addSessionListener(new TracingControl.SessionListener() {
-                @Override
-                public void started(SessionInfo s) {}
-
-                @Override
-                public void stopped(SessionInfo s) {
-                    if (s.name().equals(name)) {
-                        recorded.countDown();
-                    }
-                }
-            });
+            java.util.concurrent.CountDownLatch recorded = endOf(name);
             try (io.jtrace.agent.tracks.CapturedStderr log = new io.jtrace.agent.tracks.CapturedStderr()) {
                 if (atExit) {
                     registry.stopAllAtExit();
@@ -310,18 +316,7 @@ class SessionRegistryTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        java.util.concurrent.CountDownLatch recorded = new java.util.concurrent.CountDownLatch(1);
-        registry.addSessionListener(new TracingControl.SessionListener() {
-            @Override
-            public void started(SessionInfo s) {}
-
-            @Override
-            public void stopped(SessionInfo s) {
-                if (s.name().equals("pipe")) {
-                    recorded.countDown();
-                }
-            }
-        });
+        java.util.concurrent.CountDownLatch recorded = endOf("pipe");
         TraceConfig config = TraceConfig.newBuilder()
                 .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(256))
                 .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(DataSourceConfig.newBuilder().setName("x")))
