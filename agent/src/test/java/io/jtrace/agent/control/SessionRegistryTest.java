@@ -308,12 +308,19 @@ class SessionRegistryTest {
         Path fifo = dir.resolve("reader-goes-away.pftrace");
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
-        // The reader takes the first bytes and goes away: the session's next write into the pipe fails.
+        // The reader takes the first byte, holds the pipe open until the session has started (its start
+        // writes and syncs the first packets), then goes away: the session's next write into the pipe fails.
+        java.util.concurrent.CountDownLatch startedWriting = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CompletableFuture<Integer> reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try (java.io.InputStream in = Files.newInputStream(fifo)) {
-                return in.read(new byte[1]);
+                int read = in.read(new byte[1]);
+                startedWriting.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                return read;
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
             }
         });
         java.util.concurrent.CountDownLatch recorded = endOf("pipe");
@@ -325,7 +332,11 @@ class SessionRegistryTest {
                 .setBuiltinDataSources(TraceConfig.BuiltinDataSource.newBuilder().setSnapshotIntervalMs(50))
                 .build();
         try (io.jtrace.agent.tracks.CapturedStderr log = new io.jtrace.agent.tracks.CapturedStderr()) {
-            registry.start(new SessionRequest("pipe", config, SessionRequest.Mode.FILE, fifo));
+            try {
+                registry.start(new SessionRequest("pipe", config, SessionRequest.Mode.FILE, fifo));
+            } finally {
+                startedWriting.countDown();
+            }
             assertEquals(1, reader.get(30, java.util.concurrent.TimeUnit.SECONDS), "the reader got a byte");
             assertTrue(recorded.await(30, java.util.concurrent.TimeUnit.SECONDS), "the failed session stops by itself: " + log.lines());
             String failure = "writing " + fifo + " failed, stopping the session";
