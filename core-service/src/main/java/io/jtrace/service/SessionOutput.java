@@ -196,6 +196,8 @@ final class SessionOutput implements StreamedFiles {
             LOG.atLevel(session.fileFailureLogged ? Level.DEBUG : Level.ERROR)
                     .log("jtrace: session {}: finishing {} failed", session.id, session.config.getOutputPath(), e);
             return "writing " + session.config.getOutputPath() + " failed: " + e.getMessage();
+        } finally {
+            session.fileBytesAtEnd = file.bytes();
         }
     }
 }

@@ -55,7 +55,7 @@ final class StatusSnapshot {
             sources.add(instance.descriptor.name() + "@" + (p != null ? p.name : "producer " + instance.producerId));
         }
         return new SessionStatus(session.id, session.config.getUniqueSessionName(), session.state.name(),
-                session.consumerUid, session.started.isDone(), session.config, bufferList, sources, session.file != null ? session.file.bytes() : 0,
+                session.consumerUid, session.started.isDone(), session.config, bufferList, sources, session.file != null ? session.file.bytes() : session.fileBytesAtEnd,
                 session.flushesRequested, session.flushesSucceeded, session.flushesFailed);
     }
 }

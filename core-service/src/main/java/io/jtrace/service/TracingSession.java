@@ -64,6 +64,11 @@ final class TracingSession {
     /** Where the session streams its packets when the config says write_into_file, else null. */
     TraceFileWriter file;
     /**
+     * Bytes its file was given once the file was closed: what the status reports after the end (a pipe
+     * has no size to read afterwards).
+     */
+    long fileBytesAtEnd;
+    /**
      * The file failed or reached max_file_size_bytes: the session is stopping, and until it ends (one
      * last read in finishFile) nothing more is written, so a stop that moves many chunks neither retries
      * a broken file per chunk nor grows a capped one.

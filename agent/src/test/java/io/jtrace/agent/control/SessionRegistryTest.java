@@ -75,7 +75,11 @@ class SessionRegistryTest {
     }
 
     private static List<TracePacket> packets(Path file) throws Exception {
-        return Trace.parseFrom(Files.readAllBytes(file)).getPacketList();
+        return packets(Files.readAllBytes(file));
+    }
+
+    private static List<TracePacket> packets(byte[] trace) throws Exception {
+        return Trace.parseFrom(trace).getPacketList();
     }
 
     @Test
@@ -348,5 +352,33 @@ class SessionRegistryTest {
         }
         SessionInfo ended = registry.getSessions().stream().filter(s -> s.name().equals("pipe")).findFirst().orElseThrow();
         assertTrue(ended.error().contains(fifo.toString()), ended.error());
+    }
+
+    /**
+     * A session streamed into a pipe reports, once it ended, the bytes that went through the pipe: a pipe
+     * has no size to read afterwards, as a file has.
+     */
+    @Test
+    void aSessionStreamedIntoAPipeReportsTheBytesItWroteThereOnceItEnded() throws Exception {
+        Path fifo = dir.resolve("read-to-the-end.pftrace");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        java.util.concurrent.CompletableFuture<byte[]> reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try (java.io.InputStream in = Files.newInputStream(fifo)) {
+                return in.readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        java.util.concurrent.CountDownLatch recorded = endOf("pipe");
+        start("pipe", SessionRequest.Mode.FILE, fifo.getFileName().toString());
+        registry.stop("pipe");
+        assertTrue(recorded.await(30, java.util.concurrent.TimeUnit.SECONDS), "the session ended");
+        byte[] read = reader.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(packets(read).size() > 0, "the pipe carried a trace");
+        SessionInfo ended = registry.getSessions().stream().filter(s -> s.name().equals("pipe")).findFirst().orElseThrow();
+        assertEquals("", ended.error());
+        assertEquals(read.length, ended.bytesWritten(), "bytes written, as the pipe's reader counted them");
+        assertTrue(SessionInfos.line(ended).contains(", " + read.length + " bytes written"), SessionInfos.line(ended));
     }
 }
