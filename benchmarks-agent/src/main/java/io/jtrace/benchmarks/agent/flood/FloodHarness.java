@@ -25,8 +25,8 @@ import java.util.Map;
  * ({@code --keep true} keeps them): the writeback of one run's gigabytes of dirty page cache would slow
  * the next.
  *
- * <p>{@code --runs} repeats each pair of runs (jtrace, then JFR) and ends with the median and range of
- * the per-pair ratios: on a small shared machine one pair's ratio can be off by a third.
+ * <p>{@code --runs} repeats each pair of runs (jtrace first, then JFR first, in turn) and ends with the
+ * median and range of the per-pair ratios: on a small shared machine one pair's ratio can be off by a third.
  *
  * <p>{@code --config} gives jtrace a text TraceConfig besides the file (the agent's {@code config=}
  * option), e.g. one with {@code buffer_exhausted_policy: BUFFER_EXHAUSTED_STALL_THEN_DROP} to compare
@@ -86,38 +86,17 @@ public final class FloodHarness {
             List<Double> sustainedRatios = new ArrayList<>();
             List<Double> costRatios = new ArrayList<>();
             for (int run = 0; run < runs; run++) {
-                Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
-                Files.deleteIfExists(trace);
-                long jtraceStart = System.nanoTime();
-                Map<String, String> jtrace = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-javaagent:" + agent + "=start,file=" + trace + config,
-                        "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
-                long jtraceWall = System.nanoTime() - jtraceStart;
-                Window jtraceWindow = Window.of(jtrace, "MONOTONIC");
-                PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME, jtraceWindow.from(), jtraceWindow.to());
-                long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
-                long inFile = count.begins() + count.ends();
-                Row jtraceRow = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
-                        count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2,
-                        count.beginsInWindow(), jtraceWindow, jtraceWall, jtrace);
-                discard(trace, keep);
-
-                Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
-                Files.deleteIfExists(recording);
-                long jfrStart = System.nanoTime();
-                Path repository = dir.resolve("flood-jfr-repository");
-                deleteTree(repository);
-                Map<String, String> jfr = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-XX:FlightRecorderOptions:repository=" + repository,
-                        "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
-                        "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
-                long jfrWall = System.nanoTime() - jfrStart;
-                Window jfrWindow = Window.of(jfr, "EPOCH");
-                JfrRecordingCount events = JfrRecordingCount.of(recording, jfrWindow.from(), jfrWindow.to());
-                long jfrEmitted = Long.parseLong(jfr.get("EMITTED"));
-                Row jfrRow = print("JFR", threads, jfrEmitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
-                        jfrEmitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(),
-                        events.eventsInWindow(), jfrWindow, jfrWall, jfr);
-                discard(recording, keep);
-                deleteTree(repository);
+                // Odd runs put JFR first: whatever the run before leaves the machine (page cache, the JIT of
+                // the harness itself, the host's other tenants) falls on each tracer half of the time.
+                Row jtraceRow;
+                Row jfrRow;
+                if (run % 2 == 0) {
+                    jtraceRow = floodJtrace(java, agent, config, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                    jfrRow = floodJfr(java, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                } else {
+                    jfrRow = floodJfr(java, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                    jtraceRow = floodJtrace(java, agent, config, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                }
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
                 sustainedRatios.add((double) jtraceRow.sustainedPerSecond() / jfrRow.sustainedPerSecond());
                 costRatios.add(jtraceRow.nanosPerSlice() / jfrRow.nanosPerSlice());
@@ -137,6 +116,49 @@ public final class FloodHarness {
                 + " tracer ns/sl: CPU the tracer's own threads used during the measured window (every jtrace-"
                 + " thread: the service, commit and sampler threads among them; every JFR thread) over the slices in the file that began in it: what getting a"
                 + " slice into the file costs beyond the emitting thread.");
+    }
+
+    /** One flood under the jtrace agent, counted in its trace file: its row of the table. */
+    private static Row floodJtrace(String java, Path agent, String config, String classpath, Path dir, int threads, long millis,
+            long warmupMillis, String rate, boolean keep) throws Exception {
+        Path trace = dir.resolve("flood-jtrace-" + threads + ".pftrace");
+        Files.deleteIfExists(trace);
+        long start = System.nanoTime();
+        Map<String, String> jtrace = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-javaagent:" + agent + "=start,file=" + trace + config,
+                "-cp", classpath, JtraceFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
+        long wall = System.nanoTime() - start;
+        Window window = Window.of(jtrace, "MONOTONIC");
+        PerfettoTraceCount count = PerfettoTraceCount.of(trace, JtraceFlood.CATEGORY_NAME, window.from(), window.to());
+        long emitted = 2 * Long.parseLong(jtrace.get("EMITTED"));
+        long inFile = count.begins() + count.ends();
+        Row row = print("jtrace", threads, emitted, inFile, count.lostCounter(), emitted - inFile - Math.max(0, count.lostCounter()),
+                count.undecodable(), jtrace.get("NS_PER_SLICE"), Long.parseLong(jtrace.get("ELAPSED_MS")), Files.size(trace), inFile / 2,
+                count.beginsInWindow(), window, wall, jtrace);
+        discard(trace, keep);
+        return row;
+    }
+
+    /** One flood under JFR, counted in its recording: its row of the table. */
+    private static Row floodJfr(String java, String classpath, Path dir, int threads, long millis, long warmupMillis, String rate,
+            boolean keep) throws Exception {
+        Path recording = dir.resolve("flood-jfr-" + threads + ".jfr");
+        Files.deleteIfExists(recording);
+        Path repository = dir.resolve("flood-jfr-repository");
+        deleteTree(repository);
+        long start = System.nanoTime();
+        Map<String, String> jfr = ChildRuns.run(List.of(java, FIXED_COMPILER_THREADS, "-XX:FlightRecorderOptions:repository=" + repository,
+                "-XX:StartFlightRecording:filename=" + recording + ",maxsize=0",
+                "-cp", classpath, JfrFlood.class.getName(), String.valueOf(threads), String.valueOf(millis), String.valueOf(warmupMillis), rate));
+        long wall = System.nanoTime() - start;
+        Window window = Window.of(jfr, "EPOCH");
+        JfrRecordingCount events = JfrRecordingCount.of(recording, window.from(), window.to());
+        long emitted = Long.parseLong(jfr.get("EMITTED"));
+        Row row = print("JFR", threads, emitted, events.events(), events.lostBytes() > 0 ? -events.lostBytes() : 0,
+                emitted - events.events(), 0, jfr.get("NS_PER_SLICE"), Long.parseLong(jfr.get("ELAPSED_MS")), Files.size(recording), events.events(),
+                events.eventsInWindow(), window, wall, jfr);
+        discard(recording, keep);
+        deleteTree(repository);
+        return row;
     }
 
     /**
@@ -202,7 +224,7 @@ public final class FloodHarness {
 
     /**
      * The median of per-run ratios and their range. Each ratio pairs a jtrace run with the JFR run right
-     * after it, so drift in the machine's speed (2 shared cores) cancels out of each pair.
+     * before or after it, so drift in the machine's speed (2 shared cores) cancels out of each pair.
      */
     static String spread(List<Double> ratios) {
         List<Double> sorted = new ArrayList<>(ratios);
