@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jtrace.agent.trackevent.TrackEventDataSource;
 import io.jtrace.it.trace.TraceModel;
 import io.jtrace.it.workload.AppWorkload;
+import io.jtrace.it.workload.OutlivesItsSession;
 import io.jtrace.protos.ClockSnapshot;
 import io.jtrace.protos.DebugAnnotation;
 import io.jtrace.protos.TracePacket;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -244,5 +246,30 @@ class AgentTracesJvmTest {
         TraceModel model = TraceModel.read(trace);
         assertTrue(model.slices.stream().anyMatch(s -> "before".equals(s.name())));
         assertTrue(model.slices.stream().noneMatch(s -> "after".equals(s.name())), "slice after the session ended");
+    }
+
+    /**
+     * A ring session's file is written at its end, through direct memory: with none to be had, the
+     * session still ends, says in one line why its trace is missing, leaves no file behind, and the
+     * application runs on to its own end.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jtrace.jdk17", "jtrace.jdk25"})
+    void aRingSessionWithoutMemoryToWriteItsFileEndsSayingWhyAndTheApplicationRunsOn(String jdk) throws Exception {
+        Path trace = dir.resolve("no-memory.pftrace");
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.java(jdk), "start,ring,duration=300ms,file=" + trace, dir,
+                List.of("-Xmx256m", "-XX:MaxDirectMemorySize=1m"), ChildJvm.DEFAULT_TIMEOUT,
+                OutlivesItsSession.class.getName(), "2500");
+        assertEquals(0, result.exitCode(), result.stderr());
+        assertTrue(result.stdout().contains("APPLICATION_ENDED=true"), result.stdout() + result.stderr());
+        List<String> lines = result.stderr().lines().filter(l -> !l.isBlank()).toList();
+        assertEquals(1, lines.size(), "one line, no stack trace: " + result.stderr());
+        assertTrue(lines.get(0).contains("trace " + trace + " is incomplete: writing " + trace
+                + " failed: java.lang.OutOfMemoryError"), lines.get(0));
+        assertTrue(lines.get(0).contains("direct buffer memory"), lines.get(0));
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(Set.of("stdout.txt", "stderr.txt"),
+                    files.map(f -> f.getFileName().toString()).collect(Collectors.toSet()), "no trace, no partial file");
+        }
     }
 }
