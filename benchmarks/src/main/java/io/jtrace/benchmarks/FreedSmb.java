@@ -68,7 +68,7 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
 
     @Override
     public int smbChunks() {
-        return abi.pageCount() * ChunkArbiter.DEFAULT_LAYOUT.chunksPerPage();
+        return abi.pageCount() * ChunkArbiter.defaultLayout(abi.pageSize()).chunksPerPage();
     }
 
     @Override

@@ -42,6 +42,9 @@ class PromotionTest {
     final Closer closer = new Closer();
 
     /** A session streaming into a file, whose one data source hands its context to the test thread. */
+    /** 4 KiB pages: the packet counts below are chosen to fill, or not, chunks of that size. */
+    private static final int PAGE_SIZE = 4096;
+
     private final class Streamed {
         final TracingService service;
         final CompletableFuture<DataSourceContext> context = new CompletableFuture<>();
@@ -53,7 +56,7 @@ class PromotionTest {
         }
 
         Streamed(int smbSize) throws Exception {
-            service = closer.add(new TracingService(new ServiceConfig(smbSize, SharedMemoryBuffer.DEFAULT_PAGE_SIZE, dir, 16,
+            service = closer.add(new TracingService(new ServiceConfig(smbSize, PAGE_SIZE, dir, 16,
                     1024L * 1024 * 1024, 10_000)));
             TestDataSource source = new TestDataSource("test", (ctx, cfg) -> TestDataSource.onStart(() -> context.complete(ctx)));
             ProducerClient client = new ProducerClient("in-process", List.of(source));
@@ -297,7 +300,7 @@ class PromotionTest {
     @Test
     void aWriterThatLostPacketsToAFullSmbAndRestartsKeepsAppendingItsChunksWithTheLossFlaggedAndCounted()
             throws Exception {
-        Streamed session = new Streamed(8 * SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
+        Streamed session = new Streamed(8 * PAGE_SIZE);
         TraceWriter writer = session.writer();
         int before = 300;
         List<TraceWriter> holders = loseOnePacketToAFullSmb(session, writer, before);
@@ -332,7 +335,7 @@ class PromotionTest {
      */
     @Test
     void aWriterThatLostPacketsToAFullSmbWithoutARestartHasTheChunkAfterTheLossGoThroughTheService() throws Exception {
-        Streamed session = new Streamed(8 * SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
+        Streamed session = new Streamed(8 * PAGE_SIZE);
         TraceWriter writer = session.writer();
         int before = 300;
         List<TraceWriter> holders = loseOnePacketToAFullSmb(session, writer, before);

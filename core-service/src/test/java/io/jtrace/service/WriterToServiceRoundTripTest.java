@@ -52,8 +52,9 @@ class WriterToServiceRoundTripTest {
     @RegisterExtension
     final Closer closer = new Closer();
 
+    /** On 4 KiB pages: the SMB sizes below count chunks of that size. */
     private TracingService service(int smbSize) {
-        return closer.add(new TracingService(new ServiceConfig(smbSize, SharedMemoryBuffer.DEFAULT_PAGE_SIZE,
+        return closer.add(new TracingService(new ServiceConfig(smbSize, 4096,
                 smbDir, 16, 1024L * 1024 * 1024, 10_000)));
     }
 

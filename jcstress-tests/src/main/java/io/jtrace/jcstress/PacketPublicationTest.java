@@ -70,7 +70,7 @@ public class PacketPublicationTest {
                 r.r1 = -1;
         }
         if (abi.tryAcquireChunkForReading(0, 0)) {
-            int offset = abi.chunkOffset(0, ChunkArbiter.DEFAULT_LAYOUT, 0);
+            int offset = abi.chunkOffset(0, ChunkArbiter.defaultLayout(abi.pageSize()), 0);
             int word = abi.readWriterAndPackets(offset);
             boolean whole = ChunkHeader.writerId(word) == writer.writerId()
                     && ChunkHeader.packetsWordOf(word) == ChunkHeader.packetsWord(PACKETS, ChunkHeader.FLAG_FILE_FRAMED)

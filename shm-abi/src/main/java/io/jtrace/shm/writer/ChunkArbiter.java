@@ -14,8 +14,11 @@ import java.util.concurrent.locks.LockSupport;
  * instead of all fighting over page 0.
  */
 public final class ChunkArbiter {
-    /** Default chunk layout: 4 chunks per page (about 1 KiB chunks on 4 KiB pages). */
-    public static final PageLayout DEFAULT_LAYOUT = PageLayout.DIV4;
+    /**
+     * What a writer's first chunk holds at least, header included: about 1 KiB (a writer that fills it
+     * takes the largest next, see {@link #maxChunkSize}).
+     */
+    public static final int DEFAULT_CHUNK_BYTES = 1020;
     /** How many sequence ids {@link #proposeSequenceId} hands out: the upper half of what a slot holds. */
     public static final int PROPOSALS = (WireFormat.MAX_SLOT_SEQUENCE_ID + 1) / 2;
     private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - PROPOSALS;
@@ -25,6 +28,8 @@ public final class ChunkArbiter {
     private static final int OTHER_LAYOUT = -2;
 
     private final SharedMemoryAbi abi;
+    /** Layout of the chunks writers take unless they ask for more: see {@link #defaultLayout(int)}. */
+    private final PageLayout defaultLayout;
     private final WriterIdAllocator writerIds = new WriterIdAllocator();
     private final ChunkCommitter committer;
     /**
@@ -44,8 +49,17 @@ public final class ChunkArbiter {
 
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
+        this.defaultLayout = defaultLayout(abi.pageSize());
         this.committer = committer;
         committer.onWriterIdsReleased(writerIds::free);
+    }
+
+    /**
+     * The most chunks per page that still hold {@link #DEFAULT_CHUNK_BYTES}: 4 on a 4 KiB page, 7 on an
+     * 8 KiB one, 14 on 16 and 32 KiB ones.
+     */
+    public static PageLayout defaultLayout(int pageSize) {
+        return PageLayout.smallestFitting(DEFAULT_CHUNK_BYTES, pageSize);
     }
 
     public SharedMemoryAbi abi() {
@@ -67,8 +81,8 @@ public final class ChunkArbiter {
      * can be that large.
      */
     public int acquireChunk(int minChunkBytes) {
-        PageLayout layout = DEFAULT_LAYOUT.chunkSize(abi.pageSize()) >= minChunkBytes
-                ? DEFAULT_LAYOUT
+        PageLayout layout = defaultLayout.chunkSize(abi.pageSize()) >= minChunkBytes
+                ? defaultLayout
                 : PageLayout.smallestFitting(minChunkBytes, abi.pageSize());
         if (layout == null) {
             return -1;
@@ -153,7 +167,7 @@ public final class ChunkArbiter {
     }
 
     public boolean knownFull() {
-        return fullAtEpoch[DEFAULT_LAYOUT.code()] == committer.freeEpoch();
+        return fullAtEpoch[defaultLayout.code()] == committer.freeEpoch();
     }
 
     public static int pageOf(int handle) {

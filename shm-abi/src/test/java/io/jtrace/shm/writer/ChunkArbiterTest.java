@@ -3,6 +3,7 @@ package io.jtrace.shm.writer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.shm.abi.ChunkState;
 import io.jtrace.shm.abi.PageHeader;
@@ -54,9 +55,9 @@ class ChunkArbiterTest {
     void smallChunkComesFromAPageLaidOutWithTheDefaultLayout() {
         int handle = arbiter.acquireChunk(12);
         assertEquals(0, ChunkArbiter.pageOf(handle));
-        assertSame(ChunkArbiter.DEFAULT_LAYOUT, ChunkArbiter.layoutOf(handle));
+        assertSame(ChunkArbiter.defaultLayout(abi.pageSize()), ChunkArbiter.layoutOf(handle));
         assertEquals(0, ChunkArbiter.indexOf(handle));
-        assertSame(ChunkArbiter.DEFAULT_LAYOUT, PageHeader.layout(abi.pageBitmap(0)));
+        assertSame(ChunkArbiter.defaultLayout(abi.pageSize()), PageHeader.layout(abi.pageBitmap(0)));
         assertSame(ChunkState.BEING_WRITTEN, abi.chunkState(0, 0));
     }
 
@@ -82,7 +83,7 @@ class ChunkArbiterTest {
         assertEquals(0, ChunkArbiter.pageOf(big));
         int small = arbiter.acquireChunk(12);
         assertEquals(1, ChunkArbiter.pageOf(small));
-        assertSame(ChunkArbiter.DEFAULT_LAYOUT, ChunkArbiter.layoutOf(small));
+        assertSame(ChunkArbiter.defaultLayout(abi.pageSize()), ChunkArbiter.layoutOf(small));
     }
 
     @Test
@@ -266,6 +267,18 @@ class ChunkArbiterTest {
                 // empty SMB the arbiter knows of (a page whose last chunk is freed is laid out anew).
                 freeAsTheServiceDoes(all);
             }
+        }
+    }
+
+    @Test
+    void aWritersFirstChunkIsAboutOneKibOnEveryPageSize() {
+        assertSame(PageLayout.DIV4, ChunkArbiter.defaultLayout(4096));
+        assertSame(PageLayout.DIV7, ChunkArbiter.defaultLayout(8192));
+        assertSame(PageLayout.DIV14, ChunkArbiter.defaultLayout(16384));
+        assertSame(PageLayout.DIV14, ChunkArbiter.defaultLayout(32768));
+        for (int pageSize = SharedMemoryBuffer.MIN_PAGE_SIZE; pageSize <= SharedMemoryBuffer.MAX_PAGE_SIZE; pageSize *= 2) {
+            int chunk = ChunkArbiter.defaultLayout(pageSize).chunkSize(pageSize);
+            assertTrue(chunk >= ChunkArbiter.DEFAULT_CHUNK_BYTES && chunk < 2400, pageSize + "-byte pages: " + chunk + "-byte chunks");
         }
     }
 }

@@ -10,6 +10,7 @@ import static io.jtrace.shm.writer.TraceWriterTest.withFrameSize;
 import static io.jtrace.shm.writer.TraceWriterTest.write;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
@@ -502,8 +503,9 @@ class TraceWriterFragmentTest extends SmbRigFixture {
 
     @Test
     void noChunkHoldsMoreThan1023PacketsAndThe1024thStartsTheNextChunk() throws IOException {
-        // 32 KiB pages: a DIV4 chunk has room for more than 1023 tiny reserved packets, so the count limit binds.
-        rig = new SmbRig(dir, 64 * 1024, 32 * 1024);
+        // 32 KiB pages: a writer that filled its first (small) chunk takes whole pages, which have room for
+        // more than 1023 tiny reserved packets, so the count limit binds there.
+        rig = new SmbRig(dir, 8 * 32 * 1024, 32 * 1024);
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         List<TracePacket> expected = new ArrayList<>();
         for (int i = 0; i < 3000; i++) {
@@ -513,11 +515,17 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         }
         rig.flush(w);
         List<Copy> chunks = rig.chunksOf(w.writerId());
-        assertEquals(List.of(1023, 1023, 954), chunks.stream().map(Copy::packetCount).collect(Collectors.toList()));
-        assertEquals(List.of(0, 1, 2), rig.chunkIdsOf(w.writerId()));
-        assertEquals(List.of(0, 0, 0), flagsOf(chunks));
-        assertEquals(tiny(1023), TracePacket.parseFrom(ChunkFrames.withoutSequenceIdSlot(
-                chunks.get(1).frameBytes(chunks.get(1).frames().get(0)))), "the 1024th packet opens the second chunk");
+        assertSame(ChunkArbiter.defaultLayout(32 * 1024), chunks.get(0).layout(), "the first chunk");
+        int first = chunks.get(0).packetCount();
+        assertTrue(first < 1023, "a first chunk too small for the count limit: " + first);
+        assertEquals(List.of(first, 1023, 1023, 3000 - first - 2 * 1023),
+                chunks.stream().map(Copy::packetCount).collect(Collectors.toList()));
+        assertEquals(List.of(PageLayout.DIV1, PageLayout.DIV1, PageLayout.DIV1),
+                chunks.subList(1, 4).stream().map(Copy::layout).collect(Collectors.toList()));
+        assertEquals(List.of(0, 1, 2, 3), rig.chunkIdsOf(w.writerId()));
+        assertEquals(List.of(0, 0, 0, 0), flagsOf(chunks));
+        assertEquals(tiny(first + 1023), TracePacket.parseFrom(ChunkFrames.withoutSequenceIdSlot(
+                chunks.get(2).frameBytes(chunks.get(2).frames().get(0)))), "the 1024th packet opens the next chunk");
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
         assertEquals(0, w.droppedPackets());
     }
@@ -528,12 +536,17 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         TraceWriter w = new TraceWriter(rig.arbiter, 0);
         Random r = new Random(10);
         List<Object> expected = new ArrayList<>();
-        for (int i = 0; i < 1022; i++) {
+        // Larger than a first chunk: it continues in a whole page (32 KiB), where its last fragment is the
+        // first of the chunk's packets.
+        TracePacket opener = TraceWriterTest.withMarker(4000, 3000, r);
+        write(w, opener);
+        expected.add(opener);
+        for (int i = 0; i < 1021; i++) {
             writeReserved(w, tiny(i));
             expected.add(tiny(i));
         }
-        // 1022 seven-byte frames leave ~1 KiB of the 8 KiB chunk: this packet spans.
-        TracePacket big = TraceWriterTest.withMarker(5000, 3000, r);
+        // The opener's rest and 1021 seven-byte frames leave about 24 KiB of the page: this packet spans.
+        TracePacket big = TraceWriterTest.withMarker(5000, 30000, r);
         write(w, big);
         expected.add(big);
         for (int i = 0; i < 1030; i++) {
@@ -542,10 +555,11 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         }
         rig.flush(w);
         List<Copy> chunks = rig.chunksOf(w.writerId());
-        assertEquals(1023, chunks.get(0).packetCount(), "1022 packets and the first fragment");
-        assertEquals(List.of(LAST, FIRST), flagsOf(chunks).subList(0, 2));
+        assertEquals(PageLayout.DIV1, chunks.get(1).layout());
+        assertEquals(1023, chunks.get(1).packetCount(), "the opener's last fragment, 1021 packets and the first fragment");
+        assertEquals(List.of(LAST, FIRST | LAST, FIRST), flagsOf(chunks).subList(0, 3));
         assertTrue(chunks.stream().allMatch(c -> c.packetCount() <= ChunkHeader.MAX_PACKETS));
-        assertEquals(1023, chunks.get(1).packetCount(), "the last fragment and 1022 packets");
+        assertEquals(1023, chunks.get(2).packetCount(), "the last fragment and 1022 packets");
         assertEquals(expected, rig.sequence(w.writerId()).assertWellFormed().timeline());
     }
 
@@ -572,14 +586,14 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         List<Copy> chunks = rig.chunksOf(w.writerId());
         for (Copy c : chunks) {
             assertEquals(c.layout().chunkSize(pageSize) - ChunkHeader.SIZE, c.payload().length);
-            assertTrue(c.layout() == PageLayout.DIV4 || c.layout() == PageLayout.DIV1, c.toString());
+            assertTrue(c.layout() == ChunkArbiter.defaultLayout(pageSize) || c.layout() == PageLayout.DIV1, c.toString());
         }
         boolean switched = false;
         for (int i = 1; i < chunks.size(); i++) {
-            switched |= chunks.get(i).hasFlag(FIRST) && chunks.get(i - 1).layout() == PageLayout.DIV4
+            switched |= chunks.get(i).hasFlag(FIRST) && chunks.get(i - 1).layout() == ChunkArbiter.defaultLayout(pageSize)
                     && chunks.get(i).layout() == PageLayout.DIV1;
         }
-        assertTrue(switched, "a packet begun in a DIV4 chunk continued in a DIV1 chunk");
+        assertTrue(switched, "a packet begun in a first-size chunk continued in a DIV1 chunk");
     }
 
     @Test
