@@ -44,12 +44,25 @@ public final class ChunkArbiter {
      * accesses: a stale value is an older epoch, which only costs one more scan.
      */
     private final long[] fullAtEpoch = {-1, -1, -1, -1, -1, -1, -1, -1};
+    /**
+     * How many page-sized chunks writers may hold at once: a quarter of the pages, at least one. A
+     * writer keeps its chunk while it idles (only a flush scrapes it), so without a bound a few thousand
+     * threads that were each busy once would pin every page, and every other thread would drop.
+     */
+    private final int pageChunkLimit;
+    /**
+     * Page-sized chunks writers hold now ({@link #tryHoldPageChunk}, {@link #pageChunkReleased}). Only
+     * a count: it publishes nothing (the chunk itself is taken by its page header's CAS), so plain
+     * atomic updates suffice.
+     */
+    private final AtomicInteger pageChunksHeld = new AtomicInteger();
     /** The next {@link #proposeSequenceId} answer; counts down, and only that way. */
     private final AtomicInteger nextProposal = new AtomicInteger(WireFormat.MAX_SLOT_SEQUENCE_ID);
 
     public ChunkArbiter(SharedMemoryAbi abi, ChunkCommitter committer) {
         this.abi = abi;
         this.defaultLayout = defaultLayout(abi.pageSize());
+        this.pageChunkLimit = Math.max(1, abi.pageCount() / 4);
         this.committer = committer;
         committer.onWriterIdsReleased(writerIds::free);
     }
@@ -68,6 +81,30 @@ public final class ChunkArbiter {
 
     public ChunkCommitter committer() {
         return committer;
+    }
+
+    /**
+     * Takes one of the places for a page-sized chunk ({@link #maxChunkSize}), if fewer than the limit
+     * are held: a writer asks before it takes such a chunk, and gives the place back when it hands the
+     * chunk over ({@link #pageChunkReleased}) or found none.
+     */
+    public boolean tryHoldPageChunk() {
+        for (int held = pageChunksHeld.get(); held < pageChunkLimit; held = pageChunksHeld.get()) {
+            if (pageChunksHeld.compareAndSet(held, held + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Gives back a place taken by {@link #tryHoldPageChunk}. */
+    public void pageChunkReleased() {
+        pageChunksHeld.decrementAndGet();
+    }
+
+    /** Page-sized chunks held now (for tests and stats). */
+    public int pageChunksHeld() {
+        return pageChunksHeld.get();
     }
 
     /** Largest chunk (header included) this SMB can hand out. */

@@ -66,10 +66,18 @@ abstract class WriterChunk {
      * For a packet that already spans chunks (a big one: fewer fragments), and for a writer that filled
      * its last chunk: a busy writer then hands over a chunk, and the service moves one, a few times less
      * often. A writer that was flushed or is new takes a small chunk, so an SMB still holds one for each
-     * of thousands of threads. {@code stall}: waits up to {@code stallNanos} for one to be freed.
+     * of thousands of threads; and only so many writers hold a large one at once
+     * ({@link ChunkArbiter#tryHoldPageChunk}: the place is given back in {@link #release}). {@code stall}:
+     * waits up to {@code stallNanos} for one to be freed.
      */
     final int freeChunk(boolean large, boolean stall, long stallNanos) {
-        int handle = large ? arbiter.acquireChunk(arbiter.maxChunkSize()) : -1;
+        int handle = -1;
+        if (large && arbiter.tryHoldPageChunk()) {
+            handle = arbiter.acquireChunk(arbiter.maxChunkSize());
+            if (handle < 0) {
+                arbiter.pageChunkReleased();
+            }
+        }
         if (handle < 0) {
             handle = arbiter.acquireChunk(MIN_CHUNK);
         }
@@ -121,6 +129,11 @@ abstract class WriterChunk {
         int index = ChunkArbiter.indexOf(handle);
         // The CAS to COMPLETE publishes every byte written into the chunk (see SharedMemoryAbi).
         abi.releaseChunkAsComplete(page, index);
+        if (ChunkArbiter.layoutOf(handle) == PageLayout.DIV1) {
+            // Only freeChunk's large path takes a whole page (the small one asks for the default layout,
+            // never a whole page), and it holds a place for it.
+            arbiter.pageChunkReleased();
+        }
         arbiter.committer().chunkReleased(writerId, page, index, targetBuffer, payloadEnd, proposedSequenceId);
     }
 }

@@ -622,4 +622,60 @@ class TraceWriterFragmentTest extends SmbRigFixture {
         rig.readCommitted();
         rig.giveBack(keep);
     }
+
+    /**
+     * A writer keeps its chunk while it idles, so only a quarter of the pages go to writers as whole
+     * pages: threads that were each busy once cannot pin the SMB. The others go on in small chunks and
+     * lose nothing, and a page handed over lets the next writer that fills a chunk take one.
+     */
+    @Test
+    void onlyAQuarterOfThePagesAreHeldWholeByWritersThatFilledAChunk() throws IOException {
+        int pageSize = 16 * 1024;
+        rig = new SmbRig(dir, 32 * pageSize, pageSize, true);
+        int limit = 32 / 4;
+        List<TraceWriter> writers = new ArrayList<>();
+        List<List<TracePacket>> expected = new ArrayList<>();
+        for (int w = 0; w < 20; w++) {
+            TraceWriter writer = new TraceWriter(rig.arbiter, 0);
+            List<TracePacket> written = new ArrayList<>();
+            // More than a first chunk holds: the writer fills it and asks for a whole page next.
+            for (int i = 0; i < 400; i++) {
+                writeReserved(writer, tiny(i));
+                written.add(tiny(i));
+            }
+            writers.add(writer);
+            expected.add(written);
+        }
+        assertEquals(limit, rig.arbiter.pageChunksHeld());
+        assertEquals(limit, wholePagesBeingWritten());
+
+        TraceWriter holder = writers.get(0);
+        rig.flush(holder);
+        assertEquals(limit - 1, rig.arbiter.pageChunksHeld(), "a page handed over gives its place back");
+        TraceWriter next = writers.get(19);
+        for (int i = 400; i < 800; i++) {
+            writeReserved(next, tiny(i));
+            expected.get(19).add(tiny(i));
+        }
+        assertEquals(limit, rig.arbiter.pageChunksHeld(), "the next writer that filled a chunk took the place");
+        assertEquals(limit, wholePagesBeingWritten());
+
+        rig.flush(writers.toArray(new TraceWriter[0]));
+        assertEquals(0, rig.arbiter.pageChunksHeld());
+        for (int w = 0; w < writers.size(); w++) {
+            assertEquals(0, writers.get(w).droppedPackets());
+            assertEquals(expected.get(w), rig.sequence(writers.get(w).writerId()).assertWellFormed().timeline());
+        }
+    }
+
+    private int wholePagesBeingWritten() {
+        int pages = 0;
+        for (int page = 0; page < rig.abi.pageCount(); page++) {
+            if (io.jtrace.shm.abi.PageHeader.layout(rig.abi.pageBitmap(page)) == PageLayout.DIV1
+                    && rig.abi.chunkState(page, 0) == io.jtrace.shm.abi.ChunkState.BEING_WRITTEN) {
+                pages++;
+            }
+        }
+        return pages;
+    }
 }
