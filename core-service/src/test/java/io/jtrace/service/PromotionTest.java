@@ -41,10 +41,10 @@ class PromotionTest {
     @RegisterExtension
     final Closer closer = new Closer();
 
-    /** A session streaming into a file, whose one data source hands its context to the test thread. */
     /** 4 KiB pages: the packet counts below are chosen to fill, or not, chunks of that size. */
     private static final int PAGE_SIZE = 4096;
 
+    /** A session streaming into a file, whose one data source hands its context to the test thread. */
     private final class Streamed {
         final TracingService service;
         final CompletableFuture<DataSourceContext> context = new CompletableFuture<>();

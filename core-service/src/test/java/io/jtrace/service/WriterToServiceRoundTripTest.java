@@ -169,6 +169,38 @@ class WriterToServiceRoundTripTest {
 
     private static final int LOWEST_PROPOSAL = WireFormat.MAX_SLOT_SEQUENCE_ID + 1 - ChunkArbiter.PROPOSALS;
 
+    /**
+     * A writer hands over a page (16 KiB) with only a few packets in it when it is flushed or closed: a
+     * ring stores it only as far as its packets go, so a small ring keeps its room for data.
+     */
+    @Test
+    void aRingStoresAHandedOverPageOnlyAsFarAsItsPacketsGo() throws Exception {
+        TracingService service = closer.add(new TracingService(new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE,
+                16 * 1024, smbDir, 16, 1024L * 1024 * 1024, 10_000)));
+        // More than a first chunk (about 1 KiB) holds, far less than a page: the writer goes on in a page.
+        int count = 200;
+        long[] tags = {11};
+        CompletableFuture<Long> written = new CompletableFuture<>();
+        connectInProcess(service, threadWriters(tags, count, written));
+        ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
+
+        await(consumer.enableTracing(config(64, "test")));
+        assertEquals(0L, await(written));
+        assertTrue(await(consumer.flush(10_000)), "the writer handed its page over");
+        int bufferId = await(service.status()).sessions().get(0).buffers().get(0).id();
+        io.jtrace.service.buffer.BufferCounters counters = await(service.bufferCounters(bufferId));
+        await(consumer.disableTracing());
+        List<TracePacket> fromProducer = producerPackets(read(consumer));
+
+        assertTagged(fromProducer, tags[0], count);
+        assertEquals(count, fromProducer.size(), "every packet exactly once");
+        long packetBytes = fromProducer.stream().mapToLong(p -> p.getSerializedSize() + 2).sum();
+        assertTrue(counters.chunksWritten() >= 2, "a first chunk, then a page: " + counters.chunksWritten());
+        assertTrue(counters.bytesWritten() < packetBytes + 2048,
+                "stored " + counters.bytesWritten() + " bytes for " + packetBytes + " bytes of packets in "
+                        + counters.chunksWritten() + " chunks");
+    }
+
     @Test
     void anInProcessProducersWritersKeepTheSequenceIdsTheyWroteIntoTheirSlots() throws Exception {
         TracingService service = service(SharedMemoryBuffer.DEFAULT_SIZE);

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * event) while the owned budget ({@link OwnedSequences}) has room; every other thread — every virtual
  * thread, and platform threads beyond the budget — claims a sequence of the session's
  * {@link SequencePool} for each event. Each own sequence keeps one SMB chunk for as long as its thread
- * lives, so the budget (a quarter of the SMB's chunks) is what bounds the SMB that idle threads can
- * pin; threads beyond it cost a CAS per event instead of a chunk. Own sequences of threads that have
+ * lives, so the budget (a quarter of the SMB's small chunks) bounds the small chunks idle threads can
+ * pin, and the arbiter's bound on whole pages ({@code ChunkArbiter.tryHoldPageChunk}: a quarter of
+ * them) the pages; threads beyond the budget cost a CAS per event instead of a chunk. Own sequences of threads that have
  * ended are closed by the reaper every {@link #REAP_PERIOD_MS} ms, which commits their last chunk,
  * retires their sequence and frees their place in the budget.
  *

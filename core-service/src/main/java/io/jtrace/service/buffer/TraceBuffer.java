@@ -136,9 +136,13 @@ public final class TraceBuffer {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
+        int payloadLength = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
+        // A trusted writer's complete chunk is stored up to where its whole packets end: the chunk a
+        // writer hands over when flushed or closed is often a page (16 KiB) with a few packets in it,
+        // which a small ring must not give its whole room to.
+        boolean trimmed = complete && payloadEnd >= 0 && payloadEnd <= payloadLength;
         ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE,
-                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete);
+                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE, trimmed ? payloadEnd : payloadLength, complete);
         if (record != null && complete && payloadEnd <= record.size) {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;

@@ -5,8 +5,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * One bit per SMB page: set when the page may have a free chunk. The arbiter looks only at pages whose
- * bit is set, so a writer that finds the SMB full reads a few hundred words held in this process, not
- * every page header across the mapping (8,192 headers 4 KiB apart for 32 MiB: a TLB miss each). The bits
+ * bit is set, so a writer that finds the SMB full reads a few dozen words held in this process, not
+ * every page header across the mapping (2,048 headers 16 KiB apart for 32 MiB: a TLB miss each). The bits
  * are hints: the CAS on the page header still decides who gets a chunk.
  *
  * <p>The one rule: <b>a page with a free chunk never has its bit clear for longer than a writer's
