@@ -7,13 +7,22 @@ import io.jtrace.protos.TraceConfig;
 final class SessionConfigValidator {
     private SessionConfigValidator() {}
 
-    static void validate(TraceConfig c) {
+    /**
+     * {@code smbPageSize}: a buffer must hold at least one page, the chunk a busy writer hands over (a
+     * smaller one would discard every such chunk, counted, and keep almost nothing).
+     */
+    static void validate(TraceConfig c, int smbPageSize) {
         if (c.getBuffersCount() == 0) {
             throw new InvalidConfigException("the trace config has no buffers: add at least one `buffers { size_kb: N }`");
         }
         for (int i = 0; i < c.getBuffersCount(); i++) {
-            if (c.getBuffers(i).getSizeKb() == 0) {
+            long sizeKb = Integer.toUnsignedLong(c.getBuffers(i).getSizeKb());
+            if (sizeKb == 0) {
                 throw new InvalidConfigException("buffers[" + i + "].size_kb must be positive");
+            }
+            if (sizeKb * 1024 < smbPageSize) {
+                throw new InvalidConfigException("buffers[" + i + "].size_kb is " + sizeKb + ": smaller than one "
+                        + smbPageSize / 1024 + " KiB page of the shared memory buffer, the chunk a busy writer hands over");
             }
         }
         if (c.getDataSourcesCount() == 0) {

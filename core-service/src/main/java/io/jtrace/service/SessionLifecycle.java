@@ -67,7 +67,7 @@ final class SessionLifecycle {
     // ------------------------------------------------------------------ start
 
     TracingSession enable(Consumer consumer, int consumerUid, TraceConfig traceConfig) {
-        SessionConfigValidator.validate(traceConfig);
+        SessionConfigValidator.validate(traceConfig, config.smbPageSize());
         String name = traceConfig.getUniqueSessionName();
         if (!name.isEmpty()) {
             for (TracingSession other : sessions.values()) {

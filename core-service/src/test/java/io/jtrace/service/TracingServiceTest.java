@@ -114,6 +114,10 @@ class TracingServiceTest {
                 Arguments.of(Named.of("buffer of size_kb 0", TraceConfig.newBuilder()
                         .addBuffers(buffer(64)).addBuffers(buffer(0))
                         .addDataSources(dataSource("test", 0)).build()), "size_kb"),
+                Arguments.of(Named.of("buffer smaller than a page", TraceConfig.newBuilder()
+                        .addBuffers(buffer(64)).addBuffers(buffer(8))
+                        .addDataSources(dataSource("test", 0)).build()),
+                        "buffers[1].size_kb is 8: smaller than one 16 KiB page of the shared memory buffer"),
                 Arguments.of(Named.of("no data sources", TraceConfig.newBuilder()
                         .addBuffers(buffer(64)).build()), "data_sources"),
                 Arguments.of(Named.of("target_buffer out of range", TraceConfig.newBuilder()
