@@ -68,7 +68,7 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
 
     @Override
     public int smbChunks() {
-        return abi.pageCount() * ChunkArbiter.defaultLayout(abi.pageSize()).chunksPerPage();
+        return arbiter.defaultChunkCount();
     }
 
     @Override

@@ -240,7 +240,7 @@ public final class ProducerClient implements Producer, AutoCloseable {
 
         @Override
         public int smbChunks() {
-            return arbiter.abi().pageCount() * ChunkArbiter.defaultLayout(arbiter.abi().pageSize()).chunksPerPage();
+            return arbiter.defaultChunkCount();
         }
 
         @Override

@@ -381,7 +381,7 @@ final class ChunkMover {
                 TraceBuffer buffer = bufferFor(producer, target);
                 if (buffer != null) {
                     int stored = TraceBuffer.storedLength(snapshot.payload(), 0, snapshot.length(),
-                            snapshot.packetsWord(), snapshot.complete());
+                            snapshot.packetsWord(), snapshot.complete(), -1);
                     makeRoom(producer, null, buffer, session, stored);
                     if (heldOnly && buffer.wouldOverwriteUnread(stored)) {
                         // No room without losing data: the chunk's packets come with its commit instead.

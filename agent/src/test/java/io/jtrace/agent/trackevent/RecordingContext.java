@@ -111,7 +111,7 @@ public final class RecordingContext implements DataSourceContext, AutoCloseable 
 
     @Override
     public int smbChunks() {
-        return abi.pageCount() * ChunkArbiter.defaultLayout(abi.pageSize()).chunksPerPage();
+        return arbiter.defaultChunkCount();
     }
 
     /** Periodic tasks run only when the test says so ({@link #runPeriodicTasks}): deterministic. */

@@ -136,13 +136,9 @@ public final class TraceBuffer {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
-        int payloadLength = layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE;
-        // A trusted writer's complete chunk is stored up to where its whole packets end: the chunk a
-        // writer hands over when flushed or closed is often a page (16 KiB) with a few packets in it,
-        // which a small ring must not give its whole room to.
-        boolean trimmed = complete && payloadEnd >= 0 && payloadEnd <= payloadLength;
         ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
-                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE, trimmed ? payloadEnd : payloadLength, complete);
+                packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE,
+                layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete, payloadEnd);
         if (record != null && complete && payloadEnd <= record.size) {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;
@@ -209,13 +205,13 @@ public final class TraceBuffer {
      */
     public boolean copyChunk(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
                              int length, boolean complete) {
-        return store(producerId, writerId, chunkId, packetsWord, src, offset, length, complete) != null;
+        return store(producerId, writerId, chunkId, packetsWord, src, offset, length, complete, -1) != null;
     }
 
     /** {@link #copyChunk(int, int, int, int, ByteBuffer, int, int, boolean)}: the chunk's record, or null if refused. */
     private ChunkRecord store(int producerId, int writerId, int chunkId, int packetsWord, ByteBuffer src, int offset,
-                              int chunkLength, boolean complete) {
-        int length = storedLength(src, offset, chunkLength, packetsWord, complete);
+                              int chunkLength, boolean complete, int payloadEnd) {
+        int length = storedLength(src, offset, chunkLength, packetsWord, complete, payloadEnd);
         if (writerId <= 0 || writerId > ChunkHeader.MAX_WRITER_ID) {
             counters.abiViolations++;
             return null;
@@ -273,11 +269,18 @@ public final class TraceBuffer {
     }
 
     /**
-     * The bytes a chunk takes in the ring: all {@code chunkLength} of a {@code complete} chunk, and only
-     * what its counted packets fill of one copied while its writer held it.
+     * The bytes a chunk takes in the ring: of a {@code complete} chunk, up to where its whole packets end
+     * when its trusted writer said so ({@code payloadEnd}, -1 for no hint: the chunk a writer hands over
+     * when flushed or closed is often a page with a few packets, which a small ring must not give its
+     * whole room to), else all {@code chunkLength}; of one copied while its writer held it, only what its
+     * counted packets fill.
      */
-    public static int storedLength(ByteBuffer src, int offset, int chunkLength, int packetsWord, boolean complete) {
-        return complete ? chunkLength : ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
+    public static int storedLength(ByteBuffer src, int offset, int chunkLength, int packetsWord, boolean complete,
+                                   int payloadEnd) {
+        if (!complete) {
+            return ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
+        }
+        return payloadEnd >= 0 && payloadEnd <= chunkLength ? payloadEnd : chunkLength;
     }
 
     /**

@@ -75,6 +75,11 @@ public final class ChunkArbiter {
         return PageLayout.smallestFitting(DEFAULT_CHUNK_BYTES, pageSize);
     }
 
+    /** Chunks of the default layout the SMB holds: what budgets for idle writers are a share of. */
+    public int defaultChunkCount() {
+        return abi.pageCount() * defaultLayout.chunksPerPage();
+    }
+
     public SharedMemoryAbi abi() {
         return abi;
     }

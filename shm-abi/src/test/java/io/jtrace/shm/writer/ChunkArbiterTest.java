@@ -271,6 +271,16 @@ class ChunkArbiterTest {
     }
 
     @Test
+    void theDefaultChunkCountIsHowManyFirstChunksTheSmbHandsOut() {
+        int handedOut = 0;
+        while (arbiter.acquireChunk(12) >= 0) {
+            handedOut++;
+        }
+        assertEquals(PAGES * 4, handedOut);
+        assertEquals(handedOut, arbiter.defaultChunkCount());
+    }
+
+    @Test
     void aWritersFirstChunkIsAboutOneKibOnEveryPageSize() {
         assertSame(PageLayout.DIV4, ChunkArbiter.defaultLayout(4096));
         assertSame(PageLayout.DIV7, ChunkArbiter.defaultLayout(8192));

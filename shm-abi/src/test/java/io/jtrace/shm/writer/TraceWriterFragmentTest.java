@@ -20,6 +20,8 @@ import io.jtrace.protos.InternedData;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TrackEvent;
 import io.jtrace.shm.abi.ChunkHeader;
+import io.jtrace.shm.abi.ChunkState;
+import io.jtrace.shm.abi.PageHeader;
 import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.proto.ProtoWriter;
 import io.jtrace.shm.proto.WireFormat;
@@ -671,8 +673,8 @@ class TraceWriterFragmentTest extends SmbRigFixture {
     private int wholePagesBeingWritten() {
         int pages = 0;
         for (int page = 0; page < rig.abi.pageCount(); page++) {
-            if (io.jtrace.shm.abi.PageHeader.layout(rig.abi.pageBitmap(page)) == PageLayout.DIV1
-                    && rig.abi.chunkState(page, 0) == io.jtrace.shm.abi.ChunkState.BEING_WRITTEN) {
+            if (PageHeader.layout(rig.abi.pageBitmap(page)) == PageLayout.DIV1
+                    && rig.abi.chunkState(page, 0) == ChunkState.BEING_WRITTEN) {
                 pages++;
             }
         }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * Floods jtrace and JFR side by side, each as users run it (the shaded agent with default options and
@@ -60,14 +61,7 @@ public final class FloodHarness {
         if (!Files.isRegularFile(agent)) {
             throw new IllegalArgumentException("no agent jar at " + agent + ": build it (mvn package) or pass --agent");
         }
-        String config = "";
-        if (options.containsKey("config")) {
-            Path configFile = Path.of(options.get("config")).toAbsolutePath();
-            if (!Files.isRegularFile(configFile)) {
-                throw new IllegalArgumentException("no trace config at " + configFile);
-            }
-            config = ",config=" + configFile;
-        }
+        String config = configOption(options);
         String java = options.getOrDefault("java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path dir = Files.createDirectories(Path.of(options.getOrDefault("dir", "benchmarks-agent/target")));
         String classpath = ChildRuns.ownJar(FloodHarness.class);
@@ -88,14 +82,16 @@ public final class FloodHarness {
             for (int run = 0; run < runs; run++) {
                 // Odd runs put JFR first: whatever the run before leaves the machine (page cache, the JIT of
                 // the harness itself, the host's other tenants) falls on each tracer half of the time.
+                Callable<Row> jtrace = () -> floodJtrace(java, agent, config, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                Callable<Row> jfr = () -> floodJfr(java, classpath, dir, threads, millis, warmupMillis, rate, keep);
                 Row jtraceRow;
                 Row jfrRow;
                 if (run % 2 == 0) {
-                    jtraceRow = floodJtrace(java, agent, config, classpath, dir, threads, millis, warmupMillis, rate, keep);
-                    jfrRow = floodJfr(java, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                    jtraceRow = jtrace.call();
+                    jfrRow = jfr.call();
                 } else {
-                    jfrRow = floodJfr(java, classpath, dir, threads, millis, warmupMillis, rate, keep);
-                    jtraceRow = floodJtrace(java, agent, config, classpath, dir, threads, millis, warmupMillis, rate, keep);
+                    jfrRow = jfr.call();
+                    jtraceRow = jtrace.call();
                 }
                 rateRatios.add((double) jtraceRow.slicesPerSecond() / jfrRow.slicesPerSecond());
                 sustainedRatios.add((double) jtraceRow.sustainedPerSecond() / jfrRow.sustainedPerSecond());
@@ -116,6 +112,18 @@ public final class FloodHarness {
                 + " tracer ns/sl: CPU the tracer's own threads used during the measured window (every jtrace-"
                 + " thread: the service, commit and sampler threads among them; every JFR thread) over the slices in the file that began in it: what getting a"
                 + " slice into the file costs beyond the emitting thread.");
+    }
+
+    /** The agent's {@code config=} option for {@code --config}, or "" without one. */
+    private static String configOption(Map<String, String> options) {
+        if (!options.containsKey("config")) {
+            return "";
+        }
+        Path configFile = Path.of(options.get("config")).toAbsolutePath();
+        if (!Files.isRegularFile(configFile)) {
+            throw new IllegalArgumentException("no trace config at " + configFile);
+        }
+        return ",config=" + configFile;
     }
 
     /** One flood under the jtrace agent, counted in its trace file: its row of the table. */
