@@ -1,18 +1,22 @@
 package io.jtrace.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.jtrace.it.workload.AttachWorkload;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,6 +35,8 @@ final class RunningJvm implements AutoCloseable {
     final Path launcher;
     final Process process;
     final Path stderr;
+    /** The workload's stdout, read past its READY line. */
+    private final BufferedReader stdout;
 
     /**
      * Starts the workload on {@code jdk}; {@code agentOptions} null for no {@code -javaagent}, else the
@@ -60,8 +66,8 @@ final class RunningJvm implements AutoCloseable {
         command.add(mainClass);
         command.addAll(List.of(args));
         this.process = new ProcessBuilder(command).directory(dir.toFile()).redirectError(stderr.toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        assertEquals("READY", out.readLine(), () -> "the workload did not start: " + stderrText());
+        this.stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        assertEquals("READY", stdout.readLine(), () -> "the workload did not start: " + stderrText());
     }
 
     long pid() {
@@ -84,6 +90,34 @@ final class RunningJvm implements AutoCloseable {
         }
         Matcher m = RETURN_CODE.matcher(output);
         return new Jcmd(jcmd.exitValue(), m.find() ? Integer.parseInt(m.group(1)) : Integer.MIN_VALUE, output);
+    }
+
+    /**
+     * The workload's next stdout line that starts with {@code prefix}, skipping others; fails if none
+     * comes within {@code timeoutSeconds} or the workload's stdout ends first.
+     */
+    String awaitStdoutLine(String prefix, long timeoutSeconds) throws Exception {
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                for (String l = stdout.readLine(); l != null; l = stdout.readLine()) {
+                    if (l.startsWith(prefix)) {
+                        return l;
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        try {
+            String found = line.get(timeoutSeconds, TimeUnit.SECONDS);
+            assertNotNull(found, () -> "the workload's stdout ended without a line starting " + prefix
+                    + "; stderr:\n" + stderrText());
+            return found;
+        } catch (TimeoutException e) {
+            throw new AssertionError("no line starting " + prefix + " on the workload's stdout within "
+                    + timeoutSeconds + " s; stderr:\n" + stderrText());
+        }
     }
 
     String stderrText() {

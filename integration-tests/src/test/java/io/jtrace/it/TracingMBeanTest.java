@@ -107,8 +107,13 @@ class TracingMBeanTest {
             assertTrue((Long) session.get("eventsLost") >= (Long) data.get("eventsLost"),
                     "the Sessions attribute counts the same events: " + session);
 
-            // The writers' drops: the service counts them as it reads the ring out, at the stop; the next
-            // look at the stopped session notifies them.
+            // The writers' drops: the service counts a drop marker as it reads the ring out, at the stop; the
+            // next look at the stopped session notifies them. A marker rides on the writer's next chunk, and
+            // the ring may overwrite every such chunk of the flood before the stop (a CI run kept none of
+            // 13,049). So the stop waits for the flood's end: a thread that ended while dropping has its
+            // writer closed, by the reaper or at the stop, in a chunk of its own that carries the marker,
+            // the newest data in the ring.
+            target.awaitStdoutLine("SLICES=", 60);
             server.invoke(name, "stop", new Object[] {"flood"}, new String[] {String.class.getName()});
             long stoppedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (newWriterPacketLoss == 0 && System.nanoTime() < stoppedBy) {
