@@ -31,7 +31,7 @@ class AgentAttachTest {
         // as the README tells users; whatever is left on stderr would be the agent's.
         Process child = new ProcessBuilder(launcher.toString(), "-XX:+EnableDynamicAgentLoading", "-cp",
                 System.getProperty("jtrace.workloadClasspath") + File.pathSeparator + ChildJvm.agentJar().toAbsolutePath(),
-                AttachWorkload.class.getName(), "6")
+                AttachWorkload.class.getName(), "12")
                 .redirectError(dir.resolve("stderr.txt").toFile())
                 .start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

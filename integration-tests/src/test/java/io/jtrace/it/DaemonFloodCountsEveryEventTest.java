@@ -5,25 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jtrace.agent.trackevent.TrackEventDataSource;
-import io.jtrace.consumer.IpcTracingConsumer;
 import io.jtrace.it.trace.LossSummary;
 import io.jtrace.it.trace.TrackEventDecoder;
 import io.jtrace.it.workload.FloodWorkload;
 import io.jtrace.it.workload.GatedFloodWorkload;
 import io.jtrace.protos.TrackDescriptor;
-import io.jtrace.protos.TracingServiceState;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,7 +50,7 @@ class DaemonFloodCountsEveryEventTest {
                 }
                 daemon.awaitProducers(jvms.size());
                 Process record = daemon.record(trace, "12s", "track_event");
-                awaitTracing(sockets);
+                daemon.awaitTracing(JDKS.length);
                 for (RunningJvm jvm : jvms) {
                     OutputStream gate = jvm.process.getOutputStream();
                     gate.write('\n');
@@ -64,11 +58,7 @@ class DaemonFloodCountsEveryEventTest {
                 }
                 long emittedSlices = 0;
                 for (RunningJvm jvm : jvms) {
-                    String report = new BufferedReader(new InputStreamReader(jvm.process.getInputStream(),
-                            StandardCharsets.UTF_8)).readLine();
-                    assertTrue(report != null && report.startsWith("SLICES="), () -> "the workload said " + report
-                            + "; " + jvm.stderrText());
-                    emittedSlices += Long.parseLong(report.substring("SLICES=".length()));
+                    emittedSlices += Long.parseLong(jvm.awaitStdoutLine("SLICES=", 120).substring("SLICES=".length()));
                 }
                 DaemonProcess.Cli result = DaemonProcess.finish(record);
                 assertEquals(0, result.exitCode(), () -> "record failed: " + result.err());
@@ -79,22 +69,6 @@ class DaemonFloodCountsEveryEventTest {
                 }
             }
         }
-    }
-
-    /** Waits (bounded) until the record's session traces: every JVM's track_event instance has started. */
-    private static void awaitTracing(Path sockets) throws Exception {
-        TracingServiceState state = null;
-        for (int i = 0; i < 600; i++) {
-            try (IpcTracingConsumer consumer = IpcTracingConsumer.connect(sockets.resolve("consumer.sock"), 5000)) {
-                state = consumer.serviceState().get(10, TimeUnit.SECONDS);
-                if (state.getTracingSessionsCount() == 1 && state.getTracingSessions(0).getIsStarted()
-                        && state.getTracingSessions(0).getNumDataSources() == JDKS.length) {
-                    return;
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the record's session never started on every JVM: " + state);
     }
 
     private static void check(Path trace, long emittedEvents, List<RunningJvm> jvms) throws IOException {

@@ -62,6 +62,25 @@ final class DaemonProcess implements AutoCloseable {
         throw new AssertionError("the daemon never had " + n + " producers; last state: " + state);
     }
 
+    /**
+     * Waits (bounded) until the one session on the daemon (a record's) traces: it has started, with
+     * {@code dataSources} data source instances across its producers.
+     */
+    void awaitTracing(int dataSources) throws Exception {
+        TracingServiceState state = null;
+        for (int i = 0; i < 600; i++) {
+            try (IpcTracingConsumer consumer = IpcTracingConsumer.connect(sockets.resolve("consumer.sock"), 5000)) {
+                state = consumer.serviceState().get(10, TimeUnit.SECONDS);
+                if (state.getTracingSessionsCount() == 1 && state.getTracingSessions(0).getIsStarted()
+                        && state.getTracingSessions(0).getNumDataSources() == dataSources) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the session never started with " + dataSources + " data sources: " + state);
+    }
+
     /** Starts {@code jtrace record} on the daemon's consumer socket. */
     Process record(Path trace, String time, String sources) throws IOException {
         return new ProcessBuilder(ChildJvm.java("jtrace.jdk17").toString(), "-jar",

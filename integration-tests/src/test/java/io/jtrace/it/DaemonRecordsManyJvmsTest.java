@@ -60,7 +60,10 @@ class DaemonRecordsManyJvmsTest {
                     assertTrue(pids.contains((int) jvm.pid()), "producer pids " + pids + " lack " + jvm.pid());
                 }
                 Path trace = dir.resolve("three.pftrace");
-                Process record = daemon.record(trace, "8s", SOURCES);
+                // The kill comes 4 s into the session, not into the record's start-up (its JVM, its
+                // connection, three producers' data sources), which a loaded machine can stretch to seconds.
+                Process record = daemon.record(trace, "12s", SOURCES);
+                daemon.awaitTracing(3 * SOURCES.split(",").length);
                 Thread.sleep(4000);
                 RunningJvm victim = jvms.get(1);
                 victim.process.destroyForcibly(); // SIGKILL: no shutdown hook, no goodbye

@@ -38,10 +38,10 @@ class JfrLiveSourceTest {
         flags.add("-XX:StartFlightRecording=filename=" + beside + ",settings=default");
         boolean atExit = stop.equals("exit");
         ChildJvm.Result result = ChildJvm.runTraced(ChildJvm.java(jdk),
-                "start," + (atExit ? "" : "duration=3s,") + "file=" + trace
+                "start," + (atExit ? "" : "duration=5s,") + "file=" + trace
                         + ",sources=track_event+jvm.jfr,jfr=it.Step+jdk.ExecutionSample#period=10 ms",
                 trace, dir, flags, ChildJvm.DEFAULT_TIMEOUT, JfrWorkload.class.getName(),
-                atExit ? new String[] {String.valueOf(STEPS)} : new String[] {String.valueOf(STEPS), "6000"});
+                atExit ? new String[] {String.valueOf(STEPS)} : new String[] {String.valueOf(STEPS), "8000"});
         assertTrue(result.stderr().lines().noneMatch(l -> l.contains("jtrace")), result.stderr());
 
         long stepsBeside = 0;

@@ -78,11 +78,12 @@ class JvmSourcesDescribeTheJvmTest {
                 .filter(s -> s.track() == stateTrack && s.name().equals("BLOCKED")).collect(Collectors.toList());
         assertEquals(1, blocked.size(), () -> "one BLOCKED stretch on the waiter: " + blocked);
         long from = truth.get("BLOCKED_FROM");
+        long releasing = truth.get("BLOCKED_RELEASING");
         long to = truth.get("BLOCKED_TO");
         TraceModel.SliceRecord b = blocked.get(0);
         assertTrue(b.begin() >= from - SLACK_NANOS && b.begin() <= from + SLACK_NANOS,
                 () -> "BLOCKED begins " + (b.begin() - from) / 1_000_000 + " ms after the child blocked it");
-        assertTrue(b.end() >= to - PERIOD_MS * 1_000_000 && b.end() <= to + SLACK_NANOS,
+        assertTrue(b.end() >= releasing - PERIOD_MS * 1_000_000 && b.end() <= to + SLACK_NANOS,
                 () -> "BLOCKED ends " + (b.end() - to) / 1_000_000 + " ms after the child released it");
 
         // CPU time: what the worker read of its own when it stopped spinning, then it idled for 300 ms.

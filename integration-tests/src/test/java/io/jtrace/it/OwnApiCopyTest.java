@@ -46,7 +46,7 @@ class OwnApiCopyTest {
         Path launcher = ChildJvm.java(jdk);
         Path trace = dir.resolve("attached.pftrace");
         Process child = new ProcessBuilder(launcher.toString(), "-XX:+EnableDynamicAgentLoading", "-Xmx256m", API_JAR,
-                "-cp", System.getProperty("jtrace.workloadClasspath"), OwnApiCopyWorkload.class.getName(), OwnApiCopyApplication.class.getName(), "6")
+                "-cp", System.getProperty("jtrace.workloadClasspath"), OwnApiCopyWorkload.class.getName(), OwnApiCopyApplication.class.getName(), "12")
                 .redirectError(dir.resolve("stderr.txt").toFile())
                 .start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

@@ -12,9 +12,9 @@ import java.util.concurrent.CountDownLatch;
  * A JVM the jvm.* data sources must describe, mostly without the tracing API: busy named workers, a
  * thread kept BLOCKED on a monitor for a known stretch, a thread renamed while it runs, a direct buffer
  * of a known size. It prints the ground truth on stdout, each thread's OS tid as the thread itself reads
- * it: {@code TID_<name>=<tid>}, {@code BLOCKED_FROM=} / {@code BLOCKED_TO=} (System.nanoTime),
- * {@code DIRECT_BYTES=}, {@code RENAMED_TID=}, and each busy worker's CPU time when it stops spinning,
- * {@code CPU_<name>=} (ns).
+ * it: {@code TID_<name>=<tid>}, {@code BLOCKED_FROM=}, then {@code BLOCKED_RELEASING=} and
+ * {@code BLOCKED_TO=} just before and after the release (System.nanoTime), {@code DIRECT_BYTES=},
+ * {@code RENAMED_TID=}, and each busy worker's CPU time when it stops spinning, {@code CPU_<name>=} (ns).
  */
 public final class JvmWorkload {
     static final int WORKERS = 3;
@@ -29,16 +29,20 @@ public final class JvmWorkload {
         direct = ByteBuffer.allocateDirect(DIRECT_BYTES);
         System.out.println("DIRECT_BYTES=" + DIRECT_BYTES);
         Thread[] workers = new Thread[WORKERS];
+        long[] cpuWhenStopped = new long[WORKERS];
         for (int i = 0; i < WORKERS; i++) {
             String name = "busy-worker-" + i;
+            int index = i;
             workers[i] = new Thread(() -> {
                 report(name);
                 if (name.endsWith("-0")) {
                     TrackEvent.instant(Category.of("jvm-it"), "from the API");
                 }
                 spin(400);
-                // Idle long enough for a sample to see the final CPU time before the thread ends.
-                System.out.println("CPU_" + name + "=" + ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
+                // Idle long enough for a sample to see the final CPU time before the thread ends. Printed by
+                // main: a print here, its first string concatenation linked on the spot, would spend CPU
+                // time after the reading.
+                cpuWhenStopped[index] = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
                 sleep(300);
             }, name);
             workers[i].start();
@@ -47,6 +51,7 @@ public final class JvmWorkload {
         CountDownLatch waiting = new CountDownLatch(1);
         Thread blocked;
         long from;
+        long releasing;
         synchronized (MONITOR) {
             blocked = new Thread(() -> {
                 report("blocked-waiter");
@@ -59,11 +64,14 @@ public final class JvmWorkload {
             waiting.await();
             from = System.nanoTime();
             Thread.sleep(500);
-            // The waiter is BLOCKED from shortly after the latch until the monitor is released here.
+            // The waiter is BLOCKED from shortly after the latch until the monitor is released here: after
+            // this reading, and before the one below the block, however late this thread runs again.
+            releasing = System.nanoTime();
         }
         long to = System.nanoTime();
         blocked.join();
         System.out.println("BLOCKED_FROM=" + from);
+        System.out.println("BLOCKED_RELEASING=" + releasing);
         System.out.println("BLOCKED_TO=" + to);
 
         CountDownLatch renamed = new CountDownLatch(1);
@@ -77,8 +85,10 @@ public final class JvmWorkload {
         renaming.start();
         renamed.await();
         renaming.join();
-        for (Thread t : workers) {
-            t.join();
+        for (int i = 0; i < WORKERS; i++) {
+            workers[i].join();
+            // join() makes the worker's store visible here.
+            System.out.println("CPU_" + workers[i].getName() + "=" + cpuWhenStopped[i]);
         }
         Thread.sleep(200);
         System.out.println("DIRECT_CAPACITY=" + direct.capacity());
