@@ -10,6 +10,7 @@ import io.jtrace.protos.TrackEventConfig;
 import io.jtrace.service.ConsumerEndpoint;
 import io.jtrace.service.ServiceConfig;
 import io.jtrace.service.TracingService;
+import io.jtrace.shm.abi.SharedMemoryBuffer;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,8 +28,11 @@ final class EmbeddedTracing implements AutoCloseable {
     static final int SMB_SIZE = 4 * 1024 * 1024;
 
     private final AutoCloseable shutdown;
+    /** The track_event data source the API's events go to: a benchmark may call it with its own timestamps. */
+    final TrackEventDataSource source;
 
-    private EmbeddedTracing(AutoCloseable shutdown) {
+    private EmbeddedTracing(TrackEventDataSource source, AutoCloseable shutdown) {
+        this.source = source;
         this.shutdown = shutdown;
     }
 
@@ -45,15 +49,21 @@ final class EmbeddedTracing implements AutoCloseable {
         }
     }
 
+    /**
+     * The config the service sends. Without a service (writer and full modes) the service's own part is
+     * set as it would set it: chunks carry the sequence's need of incremental state, as with the agent's
+     * service, so the events take the agent's path.
+     */
     private static DataSourceConfig trackEventConfig() {
-        return DataSourceConfig.newBuilder().setName(TrackEventDataSource.NAME)
+        return DataSourceConfig.newBuilder().setName(TrackEventDataSource.NAME).setNeedsIncrementalStateByChunk(true)
                 .setTrackEventConfig(TrackEventConfig.newBuilder().addEnabledCategories("bench")).build();
     }
 
     private static EmbeddedTracing throughService() throws Exception {
         ProcessTrack process = ProcessTrack.forCurrentJvm();
-        TracingService service = new TracingService(new ServiceConfig(SMB_SIZE, 4096, null, 4, 1L << 30, 5000));
-        ProducerClient producer = new ProducerClient("bench", List.of(new TrackEventDataSource(process)));
+        TracingService service = new TracingService(new ServiceConfig(SMB_SIZE, SharedMemoryBuffer.DEFAULT_PAGE_SIZE, null, 4, 1L << 30, 5000));
+        TrackEventDataSource source = new TrackEventDataSource(process);
+        ProducerClient producer = new ProducerClient("bench", List.of(source));
         producer.connect(p -> service.connectProducer(p, "bench", 0, process.pid()));
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         consumer.enableTracing(TraceConfig.newBuilder()
@@ -62,7 +72,7 @@ final class EmbeddedTracing implements AutoCloseable {
                 .addDataSources(TraceConfig.DataSource.newBuilder().setConfig(trackEventConfig()))
                 .build()).get(10, TimeUnit.SECONDS);
         consumer.flush(5000).get(10, TimeUnit.SECONDS); // data sources have started once this returns
-        return new EmbeddedTracing(() -> {
+        return new EmbeddedTracing(source, () -> {
             consumer.freeBuffers().get(10, TimeUnit.SECONDS);
             producer.close();
             service.close();
@@ -79,7 +89,7 @@ final class EmbeddedTracing implements AutoCloseable {
         TrackEventDataSource source = new TrackEventDataSource(ProcessTrack.forCurrentJvm());
         DataSourceInstance instance = source.create(smb, trackEventConfig());
         producerThread.submit(instance::start).get();
-        return new EmbeddedTracing(() -> {
+        return new EmbeddedTracing(source, () -> {
             producerThread.submit(instance::stop).get();
             producerThread.shutdown();
             smb.close();

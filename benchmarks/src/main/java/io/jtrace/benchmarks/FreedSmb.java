@@ -31,7 +31,7 @@ final class FreedSmb implements DataSourceContext, AutoCloseable {
 
     FreedSmb(int size, ScheduledExecutorService periodic, boolean freeChunks) throws Exception {
         this.periodic = periodic;
-        SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, size, 4096);
+        SharedMemoryBuffer smb = SharedMemoryBuffer.create(null, size, SharedMemoryBuffer.DEFAULT_PAGE_SIZE);
         smb.unlink();
         abi = new SharedMemoryAbi(smb);
         committer = new ChunkCommitter(abi.pageCount(), new CommitSink() {

@@ -53,6 +53,21 @@ public class TrackEventBenchmark {
         TrackEvent.end(BENCH);
     }
 
+    /** Advances by a few ns per event, as a clock read back to back would. */
+    private long fakeClock;
+
+    /**
+     * The slice of {@link #slice} given timestamps instead of reading the clock: jtrace's own cost of a
+     * slice, without the two {@code System.nanoTime()} calls the API makes (what they cost on the machine
+     * is {@link PeerBenchmark}'s {@code nanoTime}).
+     */
+    @Benchmark
+    public void sliceWithoutClock() {
+        long t = fakeClock += 40;
+        tracing.source.begin(BENCH, "slice", t);
+        tracing.source.end(BENCH, t + 20);
+    }
+
     /** The same slice through try-with-resources, as applications usually write it. */
     @Benchmark
     public void sliceScope() {
