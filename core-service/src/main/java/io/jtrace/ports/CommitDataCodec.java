@@ -9,7 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A producer's {@link CommitRequest} as Perfetto's {@code CommitDataRequest} and back. Patches travel
+ * A producer's {@link CommitRequest} as Perfetto's {@code CommitDataRequest} and back, with each chunk's
+ * payload end in a field of jtrace's (the sequence id hint stays in-process). Patches travel
  * grouped by chunk as Perfetto groups them (each chunk's patches, {@code has_more_patches} on the
  * chunk); a patch's 4 bytes are the little-endian int {@link CommitRequest.Patch#value()}.
  */
@@ -38,8 +39,12 @@ public final class CommitDataCodec {
                 messages.add(out.build());
                 out = CommitDataRequest.newBuilder();
             }
-            out.addChunksToMove(CommitDataRequest.ChunksToMove.newBuilder()
-                    .setPage(request.page(i)).setChunk(request.chunk(i)).setTargetBuffer(request.targetBuffer(i)));
+            CommitDataRequest.ChunksToMove.Builder move = CommitDataRequest.ChunksToMove.newBuilder()
+                    .setPage(request.page(i)).setChunk(request.chunk(i)).setTargetBuffer(request.targetBuffer(i));
+            if (request.payloadEnd(i) >= 0) {
+                move.setJtracePayloadEnd(request.payloadEnd(i));
+            }
+            out.addChunksToMove(move);
         }
         CommitDataRequest.ChunkToPatch.Builder chunk = null;
         for (CommitRequest.Patch patch : request.patches()) {
@@ -80,8 +85,11 @@ public final class CommitDataCodec {
             if (move.hasData()) {
                 throw new IllegalArgumentException("chunks sent inline (shared memory emulation) are not supported");
             }
+            // A payload end past 2^31 arrives negative: no hint, as no chunk is that large. The sequence id is
+            // not on the wire: the service does not take it from a producer over IPC.
             request.add(nonNegative("page", move.getPage()), nonNegative("chunk", move.getChunk()),
-                    nonNegative("target_buffer", move.getTargetBuffer()));
+                    nonNegative("target_buffer", move.getTargetBuffer()),
+                    move.hasJtracePayloadEnd() ? Math.max(-1, move.getJtracePayloadEnd()) : -1, 0);
         }
         for (CommitDataRequest.ChunkToPatch chunk : wire.getChunksToPatchList()) {
             int count = chunk.getPatchesCount();

@@ -131,10 +131,16 @@ final class ChunkMover {
                         (promotion, writer) -> settle(producer, promotion, writer));
             }
             if (request.sequenceId(i) > 0 && sequences.trusted(producer.id)) {
-                // Hints come in-process only, from a writer as trusted as the service's own code.
+                // Hints come in-process only, from a writer as trusted as the service's own code: its
+                // packets are copied by runs up to the payload end, unchecked.
                 stampedSequenceId = request.sequenceId(i);
                 payloadEnd = request.payloadEnd(i);
                 sequences.propose(producer.id, writerId, stampedSequenceId);
+            } else {
+                // Any other producer's payload end only bounds what of its chunk a ring keeps (a page it
+                // handed over with a few packets must not take a page of the ring). Its packets are still
+                // walked and checked at read-out, so a wrong end costs that producer its own data only.
+                payloadEnd = request.payloadEnd(i);
             }
             boolean inFile = false;
             try {

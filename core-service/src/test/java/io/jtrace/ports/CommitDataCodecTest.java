@@ -15,7 +15,7 @@ class CommitDataCodecTest {
     void chunksPatchesAndRetiredWritersSurviveTheWire() {
         CommitRequest request = new CommitRequest(2);
         request.add(3, 1, 7);
-        request.add(60, 13, 8);
+        request.add(60, 13, 8, 1234, 8190);
         request.addPatch(new CommitRequest.Patch(5, 0xFFFF_FFF0, 12, 0x8012_3456, true));
         request.addPatch(new CommitRequest.Patch(5, 0xFFFF_FFF0, 40, 7, false));
         request.addPatch(new CommitRequest.Patch(6, 2, 0, -1, true));
@@ -31,6 +31,9 @@ class CommitDataCodecTest {
         assertEquals(60, back.page(1));
         assertEquals(13, back.chunk(1));
         assertEquals(8, back.targetBuffer(1));
+        assertEquals(-1, back.payloadEnd(0), "no payload end sent, none received");
+        assertEquals(1234, back.payloadEnd(1), "the payload end travels in jtrace's field");
+        assertEquals(0, back.sequenceId(1), "a sequence id does not travel: the service takes none over IPC");
         assertEquals(request.patches(), back.patches());
         assertEquals(1, back.retiredWriterCount());
         assertEquals(9, back.retiredWriter(0));
@@ -41,7 +44,8 @@ class CommitDataCodecTest {
         CommitRequest request = new CommitRequest(16);
         int chunks = 114_688; // a 32 MiB SMB of 4 KiB pages with 14 chunks each
         for (int i = 0; i < chunks; i++) {
-            request.add(i / 14, i % 14, 65_535);
+            // With the largest payload end a 32 KiB page can have: its field is on every entry.
+            request.add(i / 14, i % 14, 65_535, 32 * 1024 - 8, 0);
         }
         for (int i = 0; i < 3000; i++) {
             request.addPatch(new CommitRequest.Patch(1 + i % 7, i, 8, i, false));
@@ -55,7 +59,7 @@ class CommitDataCodecTest {
             assertTrue(message.getSerializedSize() < 100 * 1024, "a message of " + message.getSerializedSize() + " bytes");
             CommitRequest part = CommitDataCodec.decode(message);
             for (int i = 0; i < part.size(); i++) {
-                joined.add(part.page(i), part.chunk(i), part.targetBuffer(i));
+                joined.add(part.page(i), part.chunk(i), part.targetBuffer(i), part.payloadEnd(i), 0);
             }
             part.patches().forEach(joined::addPatch);
             for (int i = 0; i < part.retiredWriterCount(); i++) {
@@ -66,8 +70,16 @@ class CommitDataCodecTest {
         }
         assertEquals(chunks, joined.size());
         assertEquals(chunks / 14 - 1, joined.page(chunks - 1));
+        assertEquals(32 * 1024 - 8, joined.payloadEnd(chunks - 1));
         assertEquals(request.patches(), joined.patches());
         assertEquals(3, joined.retiredWriter(0));
+    }
+
+    @Test
+    void aPayloadEndPastTwoToTheThirtyOneIsTakenAsNoHint() {
+        CommitDataRequest wire = CommitDataRequest.newBuilder().addChunksToMove(CommitDataRequest.ChunksToMove
+                .newBuilder().setPage(1).setChunk(2).setTargetBuffer(3).setJtracePayloadEnd(0x8000_0005)).build();
+        assertEquals(-1, CommitDataCodec.decode(wire).payloadEnd(0));
     }
 
     @Test

@@ -200,6 +200,22 @@ class HostileProducerTest {
                 }));
     }
 
+    /** A payload end a hostile producer might send for a chunk of {@code size} bytes: none, inside, past it. */
+    private static int payloadEnd(SplittableRandom r, int size) {
+        switch (r.nextInt(5)) {
+            case 0:
+                return -1;
+            case 1:
+                return r.nextInt(size);
+            case 2:
+                return size - r.nextInt(1, 8);
+            case 3:
+                return size + r.nextInt(1, 1000);
+            default:
+                return r.nextInt(Integer.MAX_VALUE);
+        }
+    }
+
     /** One fuzz case: garbage or a mutated chunk written into the SMB, then a hostile commit. */
     private static CommitRequest fuzzCase(SplittableRandom r, HostileProducer hostile, SharedMemoryAbi abi,
                                           int hostileBuffer, int goodBuffer) {
@@ -233,7 +249,8 @@ class HostileProducerTest {
                     for (int m = 0; m < mutations; m++) {
                         smb.put(base + r.nextInt(size), (byte) r.nextInt());
                     }
-                    request.add(page, chunk, target);
+                    // With read-out hints it has no right to: a payload end anywhere, a sequence id.
+                    request.add(page, chunk, target, payloadEnd(r, size), r.nextInt(3) == 0 ? r.nextInt(1, 100) : 0);
                 }
                 break;
             }

@@ -40,6 +40,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** TraceWriter → SMB → commit thread → service → trace buffer → consumer, over the real ABI. */
 class WriterToServiceRoundTripTest {
@@ -171,17 +173,24 @@ class WriterToServiceRoundTripTest {
 
     /**
      * A writer hands over a page (16 KiB) with only a few packets in it when it is flushed or closed: a
-     * ring stores it only as far as its packets go, so a small ring keeps its room for data.
+     * ring stores it only as far as its packets go, so a small ring keeps its room for data. So too for a
+     * producer the service does not trust (through {@code jtrace daemon}): its word on where its packets
+     * end bounds only what of its own chunk is kept, and its packets are still checked.
      */
-    @Test
-    void aRingStoresAHandedOverPageOnlyAsFarAsItsPacketsGo() throws Exception {
+    @ParameterizedTest(name = "trusted {0}")
+    @ValueSource(booleans = {true, false})
+    void aRingStoresAHandedOverPageOnlyAsFarAsItsPacketsGo(boolean trusted) throws Exception {
         TracingService service = closer.add(new TracingService(new ServiceConfig(SharedMemoryBuffer.DEFAULT_SIZE,
                 16 * 1024, smbDir, 16, 1024L * 1024 * 1024, 10_000)));
         // More than a first chunk (about 1 KiB) holds, far less than a page: the writer goes on in a page.
         int count = 200;
         long[] tags = {11};
         CompletableFuture<Long> written = new CompletableFuture<>();
-        connectInProcess(service, threadWriters(tags, count, written));
+        if (trusted) {
+            connectInProcess(service, threadWriters(tags, count, written));
+        } else {
+            connect(service, "untrusted", threadWriters(tags, count, written));
+        }
         ConsumerEndpoint consumer = service.connectConsumer(new ServiceTesting.RecordingConsumer());
 
         await(consumer.enableTracing(config(64, "test")));

@@ -127,9 +127,10 @@ public final class TraceBuffer {
      * Stores chunk {@code index} of {@code page}, laid out as {@code layout}, straight out of a
      * producer's SMB. The caller owns the chunk: its CAS COMPLETE → BEING_READ made every byte the
      * writer wrote visible, and no one frees or reuses the chunk during the copy. A chunk the service does
-     * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead. {@code payloadEnd} and
-     * {@code stampedSequenceId} are its trusted writer's read-out hints (-1 and 0 for none; see
-     * {@link ChunkRecord#payloadEnd}), for a {@code complete} chunk only.
+     * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead. {@code payloadEnd}, -1
+     * for none, bounds what of a {@code complete} chunk is stored ({@link #storedLength}); with a
+     * {@code stampedSequenceId} (0 for none: only a trusted writer's) it is also the read-out hint of
+     * {@link ChunkRecord#payloadEnd}.
      */
     public boolean copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
                              boolean complete, int payloadEnd, int stampedSequenceId) {
@@ -139,7 +140,7 @@ public final class TraceBuffer {
         ChunkRecord record = store(producerId, ChunkHeader.writerId(writerAndPackets), abi.readChunkId(offset),
                 packetsWord, abi.smb().buffer(), offset + ChunkHeader.SIZE,
                 layout.chunkSize(abi.pageSize()) - ChunkHeader.SIZE, complete, payloadEnd);
-        if (record != null && complete && payloadEnd <= record.size) {
+        if (record != null && complete && stampedSequenceId > 0 && payloadEnd <= record.size) {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;
         }
@@ -270,10 +271,11 @@ public final class TraceBuffer {
 
     /**
      * The bytes a chunk takes in the ring: of a {@code complete} chunk, up to where its whole packets end
-     * when its trusted writer said so ({@code payloadEnd}, -1 for no hint: the chunk a writer hands over
-     * when flushed or closed is often a page with a few packets, which a small ring must not give its
-     * whole room to), else all {@code chunkLength}; of one copied while its writer held it, only what its
-     * counted packets fill.
+     * when its writer said so ({@code payloadEnd}, -1 for no hint: the chunk a writer hands over when
+     * flushed or closed is often a page with a few packets, which a small ring must not give its whole
+     * room to; an untrusted writer's word only bounds what of its own chunk is kept, as its packets are
+     * checked at read-out), else all {@code chunkLength}; of one copied while its writer held it, only
+     * what its counted packets fill.
      */
     public static int storedLength(ByteBuffer src, int offset, int chunkLength, int packetsWord, boolean complete,
                                    int payloadEnd) {

@@ -55,10 +55,12 @@ public final class CommitRequest {
     }
 
     /**
-     * A chunk to move, with its writer's read-out hints, which only a service that trusts the producer
-     * uses: {@code payloadEnd}, where its whole packets end (from the payload's start; -1 if unknown, or if
-     * a drop marker or a continuing packet is among them), and {@code sequenceId}, the id its writer
-     * wrote into their slots (0 for none). Not part of Perfetto's CommitDataRequest: in-process only.
+     * A chunk to move, with its writer's read-out hints: {@code payloadEnd}, where its whole packets end
+     * (from the payload's start; -1 if unknown, or if a drop marker or a continuing packet is among them),
+     * which bounds what a ring keeps of the chunk, and which a service that trusts the producer also reads
+     * its packets by; and {@code sequenceId}, the id its writer wrote into their slots (0 for none), taken
+     * only from a trusted producer. Not part of Perfetto's CommitDataRequest: the payload end travels in a
+     * field of jtrace's, the sequence id stays in-process.
      */
     public void add(int page, int chunk, int targetBuffer, int payloadEnd, int sequenceId) {
         if (count == pages.length) {
