@@ -20,7 +20,8 @@ public final class CommitDataCodec {
     private CommitDataCodec() {}
 
     /**
-     * Most chunks_to_move entries one message carries (about 10 bytes each), and most patched chunks: a
+     * Most chunks_to_move entries one message carries (about 16 bytes each with a payload end, so 64 KiB
+     * of a 128 KiB frame), and most patched chunks: a
      * full 32 MiB SMB of 14-chunk pages has 114,688 chunks, far more than one 128 KiB IPC frame holds.
      */
     static final int MAX_CHUNKS_PER_MESSAGE = 4096;

@@ -115,6 +115,8 @@ final class ChunkMover {
         // repartitioned) and, being a volatile access, made the producer's writes visible.
         PageLayout layout = PageHeader.layout(abi.pageBitmap(page));
         boolean stored = false;
+        // What the chunk took in the ring (none when it went straight into the file): a ring's turnover.
+        int ringBytes = 0;
         if (buffer != null) {
             int payloadEnd = -1;
             int stampedSequenceId = 0;
@@ -150,7 +152,8 @@ final class ChunkMover {
                     buffer.discardChunk(producer.id, abi, page, layout, chunk);
                 } else if (!stored) {
                     // The one copy: straight from the SMB into the buffer's ring, before anything is parsed.
-                    stored = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+                    ringBytes = buffer.copyChunk(producer.id, abi, page, layout, chunk, true, payloadEnd, stampedSequenceId);
+                    stored = ringBytes >= 0;
                     inFile = stored && producer.promotions != null && readSequence(producer, owner, buffer, writerId);
                 }
             } finally {
@@ -163,7 +166,7 @@ final class ChunkMover {
             }
         }
         abi.releaseChunkAsFree(page, chunk);
-        if (stored && owner.ringTurnover != null && owner.ringTurnover.stored(layout.chunkSize(abi.pageSize()))) {
+        if (stored && owner.ringTurnover != null && owner.ringTurnover.stored(ringBytes)) {
             clearIncrementalState.accept(owner);
         }
     }

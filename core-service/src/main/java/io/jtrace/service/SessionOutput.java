@@ -197,7 +197,8 @@ final class SessionOutput implements StreamedFiles {
                     .log("jtrace: session {}: finishing {} failed", session.id, session.config.getOutputPath(), e);
             return "writing " + session.config.getOutputPath() + " failed: " + e.getMessage();
         } finally {
-            session.fileBytesAtEnd = file.bytes();
+            // What the file took, not what was given positions: a pipe whose reader went away took less.
+            session.fileBytesAtEnd = file.bytesWritten();
         }
     }
 }

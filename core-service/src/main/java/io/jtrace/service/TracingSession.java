@@ -64,8 +64,8 @@ final class TracingSession {
     /** Where the session streams its packets when the config says write_into_file, else null. */
     TraceFileWriter file;
     /**
-     * Bytes its file was given once the file was closed: what the status reports after the end (a pipe
-     * has no size to read afterwards).
+     * Bytes its file took once the file was closed (up to a failed write, if one failed): what the status
+     * reports after the end (a pipe has no size to read afterwards).
      */
     long fileBytesAtEnd;
     /**

@@ -200,7 +200,7 @@ class HostileProducerTest {
                 }));
     }
 
-    /** A payload end a hostile producer might send for a chunk of {@code size} bytes: none, inside, past it. */
+    /** A payload end a hostile producer might send for a payload of {@code size} bytes: none, inside, past it. */
     private static int payloadEnd(SplittableRandom r, int size) {
         switch (r.nextInt(5)) {
             case 0:
@@ -250,7 +250,8 @@ class HostileProducerTest {
                         smb.put(base + r.nextInt(size), (byte) r.nextInt());
                     }
                     // With read-out hints it has no right to: a payload end anywhere, a sequence id.
-                    request.add(page, chunk, target, payloadEnd(r, size), r.nextInt(3) == 0 ? r.nextInt(1, 100) : 0);
+                    request.add(page, chunk, target, payloadEnd(r, size - ChunkHeader.SIZE),
+                            r.nextInt(3) == 0 ? r.nextInt(1, 100) : 0);
                 }
                 break;
             }

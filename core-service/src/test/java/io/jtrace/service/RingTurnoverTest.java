@@ -80,6 +80,25 @@ class RingTurnoverTest {
                 clears + " clears in " + elapsedIntervals + " minimum intervals");
     }
 
+    /**
+     * Pages handed over with a few packets are stored only as far as their packets go (at least
+     * {@code TraceBuffer.MIN_STORED_BYTES}): the turnover counts what the ring took, not the pages' size.
+     */
+    @Test
+    void aRingCountsTheBytesItKeptOfChunksThatEndEarlyNotTheirPages() throws Exception {
+        Session s = session(b -> b);
+        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RingTurnover.MIN_INTERVAL_NANOS) + 5);
+        int keptPerChunk = 256;
+        int perClear = BUFFER_KB * 1024 / RingTurnover.CLEARS_PER_TURN / keptPerChunk;
+        commitChunksEndingEarly(s, perClear - 1);
+        await(s.consumer.flush(5000));
+        assertEquals(0, s.producer.clears.get(), (perClear - 1) + " chunks of " + keptPerChunk
+                + " bytes in the ring, though " + (perClear - 1) * PAGE + " bytes of pages");
+        commitChunksEndingEarly(s, 1);
+        await(s.consumer.flush(5000));
+        assertEquals(1, s.producer.clears.get(), "an eighth of the ring kept");
+    }
+
     @Test
     void aSessionStreamingIntoAFileAsksForNoClearByVolume() throws Exception {
         Session s = session(b -> b.setWriteIntoFile(true).setOutputPath(dir.resolve("t.pftrace").toString()));
@@ -115,7 +134,19 @@ class RingTurnoverTest {
         s.producer.endpoint.commit(request);
     }
 
-    private static void writeChunk(SharedMemoryAbi abi, int page, int chunkId) {
+    /** As {@link #commitChunks}, each with its payload end: where its one packet ends. */
+    private void commitChunksEndingEarly(Session s, int count) {
+        SharedMemoryAbi abi = new SharedMemoryAbi(s.producer.smb);
+        CommitRequest request = new CommitRequest(count);
+        for (int page = 0; page < count; page++) {
+            int payloadEnd = writeChunk(abi, page, nextChunkId++);
+            request.add(page, 0, s.target, payloadEnd, 0);
+        }
+        s.producer.endpoint.commit(request);
+    }
+
+    /** Writes a whole-page chunk of one packet; returns where the packet ends in its payload. */
+    private static int writeChunk(SharedMemoryAbi abi, int page, int chunkId) {
         ByteBuffer smb = abi.smb().buffer();
         smb.putInt(abi.pageOffset(page), PageHeader.withChunkState(PageHeader.withLayout(PageLayout.DIV1), 0,
                 ChunkState.COMPLETE));
@@ -126,5 +157,6 @@ class RingTurnoverTest {
         smb.put(base + ChunkHeader.SIZE + 4, packet);
         smb.putInt(base, chunkId);
         smb.putInt(base + 4, ChunkHeader.writerAndPackets(WRITER, ChunkHeader.packetsWord(1, 0)));
+        return 4 + packet.length;
     }
 }

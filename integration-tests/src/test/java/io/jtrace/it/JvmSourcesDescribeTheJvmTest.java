@@ -84,7 +84,8 @@ class JvmSourcesDescribeTheJvmTest {
         assertTrue(b.begin() >= from - SLACK_NANOS && b.begin() <= from + SLACK_NANOS,
                 () -> "BLOCKED begins " + (b.begin() - from) / 1_000_000 + " ms after the child blocked it");
         assertTrue(b.end() >= releasing - PERIOD_MS * 1_000_000 && b.end() <= to + SLACK_NANOS,
-                () -> "BLOCKED ends " + (b.end() - to) / 1_000_000 + " ms after the child released it");
+                () -> "BLOCKED ends " + (b.end() - releasing) / 1_000_000 + " ms after the child began to release it, "
+                        + (b.end() - to) / 1_000_000 + " ms after it had");
 
         // CPU time: what the worker read of its own when it stopped spinning, then it idled for 300 ms.
         long workerTrack = threadTrack(descriptors, truth.get("TID_busy-worker-1")).getUuid();

@@ -94,21 +94,26 @@ final class RunningJvm implements AutoCloseable {
 
     /**
      * The workload's next stdout line that starts with {@code prefix}, skipping others; fails if none
-     * comes within {@code timeoutSeconds} or the workload's stdout ends first.
+     * comes within {@code timeoutSeconds} or the workload's stdout ends first. After a timeout its reader
+     * reads on until the workload is closed: the test is over then.
      */
     String awaitStdoutLine(String prefix, long timeoutSeconds) throws Exception {
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<String> line = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
             try {
                 for (String l = stdout.readLine(); l != null; l = stdout.readLine()) {
                     if (l.startsWith(prefix)) {
-                        return l;
+                        line.complete(l);
+                        return;
                     }
                 }
-                return null;
+                line.complete(null);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                line.completeExceptionally(new UncheckedIOException(e));
             }
-        });
+        }, "stdout-of-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
         try {
             String found = line.get(timeoutSeconds, TimeUnit.SECONDS);
             assertNotNull(found, () -> "the workload's stdout ended without a line starting " + prefix

@@ -34,6 +34,11 @@ import java.util.Set;
 public final class TraceBuffer {
     public enum Policy { RING, DISCARD }
 
+    /**
+     * The least room a complete chunk with a payload end takes in the ring: about the smallest chunk an
+     * SMB lays out (a 4 KiB page in 14), so that is as many records per ring as before payload ends.
+     */
+    static final int MIN_STORED_BYTES = 256;
     /** Room for the trusted fields appended to each packet read out (5 tags + varints). */
     private static final int MAX_CAPACITY = Integer.MAX_VALUE - 16;
 
@@ -130,10 +135,11 @@ public final class TraceBuffer {
      * not own is copied through a {@link io.jtrace.shm.abi.ChunkSnapshot} instead. {@code payloadEnd}, -1
      * for none, bounds what of a {@code complete} chunk is stored ({@link #storedLength}); with a
      * {@code stampedSequenceId} (0 for none: only a trusted writer's) it is also the read-out hint of
-     * {@link ChunkRecord#payloadEnd}.
+     * {@link ChunkRecord#payloadEnd}. Returns the bytes the chunk took in the ring, or -1 if it was
+     * refused.
      */
-    public boolean copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
-                             boolean complete, int payloadEnd, int stampedSequenceId) {
+    public int copyChunk(int producerId, SharedMemoryAbi abi, int page, PageLayout layout, int index,
+                         boolean complete, int payloadEnd, int stampedSequenceId) {
         int offset = abi.chunkOffset(page, layout, index);
         int writerAndPackets = abi.readWriterAndPackets(offset);
         int packetsWord = ChunkHeader.packetsWordOf(writerAndPackets);
@@ -144,7 +150,7 @@ public final class TraceBuffer {
             record.payloadEnd = payloadEnd;
             record.stampedSequenceId = stampedSequenceId;
         }
-        return record != null;
+        return record != null ? record.size : -1;
     }
 
     /**
@@ -274,15 +280,20 @@ public final class TraceBuffer {
      * when its writer said so ({@code payloadEnd}, -1 for no hint: the chunk a writer hands over when
      * flushed or closed is often a page with a few packets, which a small ring must not give its whole
      * room to; an untrusted writer's word only bounds what of its own chunk is kept, as its packets are
-     * checked at read-out), else all {@code chunkLength}; of one copied while its writer held it, only
-     * what its counted packets fill.
+     * checked at read-out), but at least {@link #MIN_STORED_BYTES}, else all {@code chunkLength}; of one
+     * copied while its writer held it, only what its counted packets fill.
      */
     public static int storedLength(ByteBuffer src, int offset, int chunkLength, int packetsWord, boolean complete,
                                    int payloadEnd) {
         if (!complete) {
             return ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
         }
-        return payloadEnd >= 0 && payloadEnd <= chunkLength ? payloadEnd : chunkLength;
+        if (payloadEnd < 0 || payloadEnd > chunkLength) {
+            return chunkLength;
+        }
+        // Never less than a small chunk's room: a producer that claims its chunks hold nothing must still
+        // pay ring space for each, or it could store records (heap) without end and never overwrite any.
+        return Math.max(payloadEnd, Math.min(chunkLength, MIN_STORED_BYTES));
     }
 
     /**

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -45,6 +46,8 @@ final class FileWrites {
     private volatile int epoch;
     @SuppressWarnings("unused")
     private volatile long packetsWritten;
+    /** Bytes the file took: what the writes that did not fail wrote (any thread adds). */
+    private final AtomicLong bytesWritten = new AtomicLong();
     /** The first failed write; afterwards writes are skipped. */
     private volatile IOException failure;
     private volatile boolean closed;
@@ -88,9 +91,18 @@ final class FileWrites {
         }
         try {
             target.write(bytes, length, position);
+            bytesWritten.addAndGet(length);
         } catch (Throwable t) {
             fail(t);
         }
+    }
+
+    /**
+     * Bytes the file took: once everything given a position is written, all of {@link #position()};
+     * after a failure, only what the writes before it wrote (into a pipe, the bytes its reader got).
+     */
+    long bytesWritten() {
+        return bytesWritten.get();
     }
 
     /** Keeps {@code t} as the failure, if there was none: the file takes no more writes. */

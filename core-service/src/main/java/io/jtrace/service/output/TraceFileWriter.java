@@ -161,6 +161,14 @@ public final class TraceFileWriter implements PacketSink, FileAppender, AutoClos
         return log.position();
     }
 
+    /**
+     * Bytes the file took: after the close, all of {@link #bytes()} unless a write failed, then only what
+     * the writes before the failure wrote (into a pipe, what its reader got).
+     */
+    public long bytesWritten() {
+        return log.file().bytesWritten();
+    }
+
     /** Pushes what is appended to the file, so the file is a valid trace up to here when this returns. */
     public void flush() throws IOException {
         refuseIfClosed();
