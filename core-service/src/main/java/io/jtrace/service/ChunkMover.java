@@ -26,6 +26,12 @@ import java.util.function.Supplier;
  * turn into disconnecting that producer.
  */
 final class ChunkMover {
+    /**
+     * The least ring room a complete chunk of an untrusted producer takes when it says where its packets
+     * end: about the smallest chunk an SMB lays out (a 4 KiB page in 14), so a ring holds no more of its
+     * records than before payload ends.
+     */
+    static final int LEAST_UNTRUSTED_STORED_BYTES = 256;
     private final Map<Integer, TraceBuffer> buffers;
     private final Map<Integer, TracingSession> bufferOwners;
     /** Commits of chunks that were out of range or not COMPLETE, from any producer (TraceStats.chunks_discarded). */
@@ -142,7 +148,10 @@ final class ChunkMover {
                 // Any other producer's payload end only bounds what of its chunk a ring keeps (a page it
                 // handed over with a few packets must not take a page of the ring). Its packets are still
                 // walked and checked at read-out, so a wrong end costs that producer its own data only.
-                payloadEnd = request.payloadEnd(i);
+                // At least a small chunk's room: one that says its chunks hold nothing still pays ring
+                // space for each, or it could have a record kept per chunk (heap) without end.
+                int hint = request.payloadEnd(i);
+                payloadEnd = hint < 0 ? -1 : Math.max(hint, LEAST_UNTRUSTED_STORED_BYTES);
             }
             boolean inFile = false;
             try {

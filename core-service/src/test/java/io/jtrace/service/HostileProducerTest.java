@@ -12,6 +12,7 @@ import io.jtrace.protos.TraceConfig;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.protos.TraceStats;
 import io.jtrace.protos.TrackEvent;
+import io.jtrace.service.buffer.BufferCounters;
 import io.jtrace.service.buffer.PacketSink;
 import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.ChunkState;
@@ -136,6 +137,46 @@ class HostileProducerTest {
         TraceStats stats = ServiceTesting.traceStats(delivered);
         assertEquals(1, stats.getProducersConnected(), "the truncated producer was disconnected");
         assertEquals(2, stats.getProducersSeen());
+    }
+
+    /**
+     * A producer that says its chunks hold nothing (a payload end of 0) still pays ring room for each: the
+     * ring overwrites its old chunks instead of the service keeping a record per chunk in its heap.
+     */
+    @Test
+    void chunksThatClaimToHoldNothingStillTakeRingRoomSoTheServiceKeepsFewOfThem() throws Exception {
+        HostileProducer hostile = connectHostile();
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        int ringKb = 64;
+        await(consumer.enableTracing(TraceConfig.newBuilder()
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(64 * 1024))
+                .addBuffers(TraceConfig.BufferConfig.newBuilder().setSizeKb(ringKb))
+                .addDataSources(dataSource("good", 0))
+                .addDataSources(dataSource("hostile", 1))
+                .build()));
+        int target = await(hostile.started).getTargetBuffer();
+        hostile.endpoint.registerTraceWriter(1, target);
+        SharedMemoryAbi abi = new SharedMemoryAbi(hostile.smb);
+        int pages = 256;
+        int rounds = 40;
+        int chunkId = 0;
+        for (int round = 0; round < rounds; round++) {
+            CommitRequest request = new CommitRequest(pages);
+            for (int page = 0; page < pages; page++) {
+                request.add(page, completeChunk(abi, page, 1, chunkId++, 1), target, 0, 0);
+            }
+            hostile.endpoint.commit(request);
+            // Taken and freed before the next round writes these pages again.
+            assertTrue(await(consumer.flush(10_000)));
+        }
+
+        int ring = await(service.status()).sessions().get(0).buffers().stream()
+                .filter(b -> b.capacity() == ringKb * 1024).findFirst().orElseThrow().id();
+        BufferCounters counters = await(service.bufferCounters(ring));
+        assertEquals(pages * rounds, counters.chunksWritten(), "every chunk was taken");
+        long kept = counters.chunksWritten() - counters.chunksOverwritten();
+        assertTrue(kept <= ringKb * 1024 / ChunkMover.LEAST_UNTRUSTED_STORED_BYTES,
+                kept + " chunks kept in a ring of " + ringKb + " KiB");
     }
 
     /** The good producer stalls rather than drop when its SMB is full: every one of its packets must arrive. */

@@ -34,11 +34,6 @@ import java.util.Set;
 public final class TraceBuffer {
     public enum Policy { RING, DISCARD }
 
-    /**
-     * The least room a complete chunk with a payload end takes in the ring: about the smallest chunk an
-     * SMB lays out (a 4 KiB page in 14), so that is as many records per ring as before payload ends.
-     */
-    static final int MIN_STORED_BYTES = 256;
     /** Room for the trusted fields appended to each packet read out (5 tags + varints). */
     private static final int MAX_CAPACITY = Integer.MAX_VALUE - 16;
 
@@ -280,20 +275,15 @@ public final class TraceBuffer {
      * when its writer said so ({@code payloadEnd}, -1 for no hint: the chunk a writer hands over when
      * flushed or closed is often a page with a few packets, which a small ring must not give its whole
      * room to; an untrusted writer's word only bounds what of its own chunk is kept, as its packets are
-     * checked at read-out), but at least {@link #MIN_STORED_BYTES}, else all {@code chunkLength}; of one
-     * copied while its writer held it, only what its counted packets fill.
+     * checked at read-out, and the service gives it a floor), else all {@code chunkLength}; of one copied
+     * while its writer held it, only what its counted packets fill.
      */
     public static int storedLength(ByteBuffer src, int offset, int chunkLength, int packetsWord, boolean complete,
                                    int payloadEnd) {
         if (!complete) {
             return ChunkUsage.usedBytes(src, offset, chunkLength, packetsWord);
         }
-        if (payloadEnd < 0 || payloadEnd > chunkLength) {
-            return chunkLength;
-        }
-        // Never less than a small chunk's room: a producer that claims its chunks hold nothing must still
-        // pay ring space for each, or it could store records (heap) without end and never overwrite any.
-        return Math.max(payloadEnd, Math.min(chunkLength, MIN_STORED_BYTES));
+        return payloadEnd >= 0 && payloadEnd <= chunkLength ? payloadEnd : chunkLength;
     }
 
     /**

@@ -9,9 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.output.TraceFileWriter;
-import io.jtrace.shm.abi.ChunkHeader;
 import io.jtrace.shm.abi.PageHeader;
-import io.jtrace.shm.abi.PageLayout;
 import io.jtrace.shm.proto.WireFormat;
 import io.jtrace.shm.writer.CommitRequest;
 import io.jtrace.shm.writer.TraceWriter;
@@ -86,38 +84,6 @@ class WriterHintsReadOutTest {
             names.add("p" + i);
         }
         return names;
-    }
-
-    /**
-     * A producer that says its chunks hold nothing (a payload end of 0, which one the service does not
-     * trust may send) still pays ring room for each: the ring overwrites old ones instead of keeping a
-     * record per chunk in the heap without end.
-     */
-    @Test
-    void chunksThatClaimToHoldNothingStillTakeRingRoomSoTheirRecordsAreBounded() throws Exception {
-        TraceWriter w = new TraceWriter(rig.arbiter, 0);
-        byte[] bytes = pkt("p").toByteArray();
-        int at = w.tryReserve(bytes.length);
-        w.buffer().put(at, bytes);
-        w.commitReserved(bytes.length);
-        w.flush();
-        CommitRequest r = rig.nextRequest();
-        int page = r.page(0);
-        PageLayout layout = PageHeader.layout(rig.abi.pageBitmap(page));
-        assertTrue(rig.abi.tryAcquireChunkForReading(page, r.chunk(0)));
-        int capacity = 64 * 1024;
-        TraceBuffer buffer = new TraceBuffer(capacity, TraceBuffer.Policy.RING);
-        int copies = 10_000;
-        for (int chunkId = 0; chunkId < copies; chunkId++) {
-            // The same chunk under ever new ids, as a producer would commit chunk after chunk.
-            rig.abi.smb().buffer().putInt(rig.abi.chunkOffset(page, layout, r.chunk(0)) + ChunkHeader.CHUNK_ID_OFFSET, chunkId);
-            assertEquals(TraceBuffer.MIN_STORED_BYTES, buffer.copyChunk(PRODUCER, rig.abi, page, layout, r.chunk(0), true, 0, 0));
-        }
-        rig.abi.releaseChunkAsFree(page, r.chunk(0));
-
-        long kept = copies - buffer.counters().chunksOverwritten();
-        assertTrue(kept <= capacity / TraceBuffer.MIN_STORED_BYTES,
-                kept + " chunks kept in a ring of " + capacity + " bytes (" + buffer.used() + " used)");
     }
 
     @Test
