@@ -1,6 +1,7 @@
 package io.jtrace.ports;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
 import io.jtrace.protos.CommitDataRequest;
 import io.jtrace.shm.writer.CommitRequest;
 import java.nio.ByteBuffer;
@@ -20,42 +21,35 @@ public final class CommitDataCodec {
     private CommitDataCodec() {}
 
     /**
-     * Most chunks_to_move entries one message carries (about 16 bytes each with a payload end, so 64 KiB
-     * of a 128 KiB frame), and most patched chunks: a
-     * full 32 MiB SMB of 14-chunk pages has 114,688 chunks, far more than one 128 KiB IPC frame holds.
+     * Most bytes one message's entries take: a full 32 MiB SMB of 14-chunk pages has 114,688 chunks to
+     * move (about 16 bytes each with a payload end), and a chunk's patches take about 10 bytes each, far
+     * more than one 128 KiB IPC frame holds. A quarter of the frame is left for the rest of the frame.
      */
-    static final int MAX_CHUNKS_PER_MESSAGE = 4096;
-    static final int MAX_PATCHED_CHUNKS_PER_MESSAGE = 1024;
+    static final int MAX_MESSAGE_BYTES = 96 * 1024;
 
     /**
      * The request as it goes on the wire: one message, or several when it is too large for one IPC
      * frame. In order, they carry the chunks, then the patches (which may patch those chunks), then the
-     * retired writers (which come after both), so sending them in order keeps the request's meaning.
+     * retired writers (which come after both), so sending them in order keeps the request's meaning. A
+     * chunk's patches stay in one message.
      */
     public static List<CommitDataRequest> encode(CommitRequest request) {
-        List<CommitDataRequest> messages = new ArrayList<>();
-        CommitDataRequest.Builder out = CommitDataRequest.newBuilder();
+        Messages out = new Messages();
         for (int i = 0; i < request.size(); i++) {
-            if (out.getChunksToMoveCount() == MAX_CHUNKS_PER_MESSAGE) {
-                messages.add(out.build());
-                out = CommitDataRequest.newBuilder();
-            }
             CommitDataRequest.ChunksToMove.Builder move = CommitDataRequest.ChunksToMove.newBuilder()
                     .setPage(request.page(i)).setChunk(request.chunk(i)).setTargetBuffer(request.targetBuffer(i));
             if (request.payloadEnd(i) >= 0) {
                 move.setJtracePayloadEnd(request.payloadEnd(i));
             }
-            out.addChunksToMove(move);
+            CommitDataRequest.ChunksToMove entry = move.build();
+            out.makeRoom(CodedOutputStream.computeMessageSize(CommitDataRequest.CHUNKS_TO_MOVE_FIELD_NUMBER, entry));
+            out.current.addChunksToMove(entry);
         }
         CommitDataRequest.ChunkToPatch.Builder chunk = null;
         for (CommitRequest.Patch patch : request.patches()) {
             if (chunk == null || chunk.getWriterId() != patch.writerId() || chunk.getChunkId() != patch.chunkId()) {
                 if (chunk != null) {
-                    out.addChunksToPatch(chunk);
-                }
-                if (out.getChunksToPatchCount() == MAX_PATCHED_CHUNKS_PER_MESSAGE) {
-                    messages.add(out.build());
-                    out = CommitDataRequest.newBuilder();
+                    out.addPatched(chunk.build());
                 }
                 chunk = CommitDataRequest.ChunkToPatch.newBuilder()
                         .setWriterId(patch.writerId()).setChunkId(patch.chunkId());
@@ -65,13 +59,37 @@ public final class CommitDataCodec {
             chunk.setHasMorePatches(patch.hasMorePatches());
         }
         if (chunk != null) {
-            out.addChunksToPatch(chunk);
+            out.addPatched(chunk.build());
         }
         for (int i = 0; i < request.retiredWriterCount(); i++) {
-            out.addJtraceRetiredWriters(request.retiredWriter(i));
+            out.makeRoom(CodedOutputStream.computeUInt32Size(CommitDataRequest.JTRACE_RETIRED_WRITERS_FIELD_NUMBER,
+                    request.retiredWriter(i)));
+            out.current.addJtraceRetiredWriters(request.retiredWriter(i));
         }
-        messages.add(out.build());
-        return messages;
+        out.messages.add(out.current.build());
+        return out.messages;
+    }
+
+    /** The messages made so far and the one being filled, with the bytes its entries take. */
+    private static final class Messages {
+        final List<CommitDataRequest> messages = new ArrayList<>();
+        CommitDataRequest.Builder current = CommitDataRequest.newBuilder();
+        private int bytes;
+
+        /** Starts the next message unless {@code entryBytes} more fit in this one (or it is empty). */
+        void makeRoom(int entryBytes) {
+            if (bytes > 0 && bytes + entryBytes > MAX_MESSAGE_BYTES) {
+                messages.add(current.build());
+                current = CommitDataRequest.newBuilder();
+                bytes = 0;
+            }
+            bytes += entryBytes;
+        }
+
+        void addPatched(CommitDataRequest.ChunkToPatch patched) {
+            makeRoom(CodedOutputStream.computeMessageSize(CommitDataRequest.CHUNKS_TO_PATCH_FIELD_NUMBER, patched));
+            current.addChunksToPatch(patched);
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import io.jtrace.protos.CommitDataRequest;
 import io.jtrace.shm.writer.CommitRequest;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +74,37 @@ class CommitDataCodecTest {
         assertEquals(32 * 1024 - 8, joined.payloadEnd(chunks - 1));
         assertEquals(request.patches(), joined.patches());
         assertEquals(3, joined.retiredWriter(0));
+    }
+
+    /** Chunks with many patches each (deeply nested packets across chunks) beside a full batch of chunks. */
+    @Test
+    void manyPatchesPerChunkStillGoInMessagesUnderTheFrameLimitEachChunksPatchesTogether() {
+        CommitRequest request = new CommitRequest(16);
+        for (int i = 0; i < 4096; i++) {
+            request.add(i / 14, i % 14, 3, 16 * 1024 - 8, 0);
+        }
+        int patchedChunks = 2000;
+        int patchesEach = 16;
+        for (int c = 0; c < patchedChunks; c++) {
+            for (int p = 0; p < patchesEach; p++) {
+                request.addPatch(new CommitRequest.Patch(1 + c % 7, c, 1000 + 4 * p, p, p < patchesEach - 1));
+            }
+        }
+
+        List<CommitDataRequest> messages = CommitDataCodec.encode(request);
+        List<CommitRequest.Patch> patches = new ArrayList<>();
+        int moved = 0;
+        for (CommitDataRequest message : messages) {
+            assertTrue(message.getSerializedSize() < 100 * 1024, "a message of " + message.getSerializedSize() + " bytes");
+            for (CommitDataRequest.ChunkToPatch chunk : message.getChunksToPatchList()) {
+                assertEquals(patchesEach, chunk.getPatchesCount(), "a chunk's patches travel together");
+            }
+            CommitRequest part = CommitDataCodec.decode(message);
+            moved += part.size();
+            patches.addAll(part.patches());
+        }
+        assertEquals(4096, moved);
+        assertEquals(request.patches(), patches, "every patch, in order");
     }
 
     @Test
