@@ -23,7 +23,7 @@ public final class CommitDataCodec {
     /**
      * Most bytes one message's entries take: a full 32 MiB SMB of 14-chunk pages has 114,688 chunks to
      * move (about 16 bytes each with a payload end), and a chunk's patches take about 10 bytes each, far
-     * more than one 128 KiB IPC frame holds. A quarter of the frame is left for the rest of the frame.
+     * more than one 128 KiB IPC frame holds. The last quarter of the frame is left for its own fields.
      */
     static final int MAX_MESSAGE_BYTES = 96 * 1024;
 

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -18,6 +17,7 @@ final class FileWrites {
     private static final VarHandle POSITION;
     private static final VarHandle IN_FLIGHT = MethodHandles.arrayElementVarHandle(int[].class);
     private static final VarHandle PACKETS_WRITTEN;
+    private static final VarHandle BYTES_WRITTEN;
     /** A write past the ring's reservation: its position, and its epoch in this bit. */
     private static final int EPOCH_SHIFT = 62;
     private static final long POSITION_MASK = (1L << EPOCH_SHIFT) - 1;
@@ -27,6 +27,7 @@ final class FileWrites {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             POSITION = lookup.findVarHandle(FileWrites.class, "position", long.class);
             PACKETS_WRITTEN = lookup.findVarHandle(FileWrites.class, "packetsWritten", long.class);
+            BYTES_WRITTEN = lookup.findVarHandle(FileWrites.class, "bytesWritten", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -47,7 +48,7 @@ final class FileWrites {
     @SuppressWarnings("unused")
     private volatile long packetsWritten;
     /** Bytes the file took: what the writes that did not fail wrote (any thread adds). */
-    private final AtomicLong bytesWritten = new AtomicLong();
+    private volatile long bytesWritten;
     /** The first failed write; afterwards writes are skipped. */
     private volatile IOException failure;
     private volatile boolean closed;
@@ -91,7 +92,7 @@ final class FileWrites {
         }
         try {
             target.write(bytes, length, position);
-            bytesWritten.addAndGet(length);
+            BYTES_WRITTEN.getAndAdd(this, (long) length);
         } catch (Throwable t) {
             fail(t);
         }
@@ -102,7 +103,7 @@ final class FileWrites {
      * after a failure, only what the writes before it wrote (into a pipe, the bytes its reader got).
      */
     long bytesWritten() {
-        return bytesWritten.get();
+        return bytesWritten;
     }
 
     /** Keeps {@code t} as the failure, if there was none: the file takes no more writes. */
