@@ -82,13 +82,13 @@ class RingTurnoverTest {
 
     /**
      * Pages handed over with a few packets are stored only as far as their packets go (at least
-     * {@code TraceBuffer.MIN_STORED_BYTES}): the turnover counts what the ring took, not the pages' size.
+     * {@link ChunkMover#LEAST_UNTRUSTED_STORED_BYTES}, as this producer is not trusted): the turnover counts what the ring took, not the pages' size.
      */
     @Test
     void aRingCountsTheBytesItKeptOfChunksThatEndEarlyNotTheirPages() throws Exception {
         Session s = session(b -> b);
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RingTurnover.MIN_INTERVAL_NANOS) + 5);
-        int keptPerChunk = 256;
+        int keptPerChunk = ChunkMover.LEAST_UNTRUSTED_STORED_BYTES;
         int perClear = BUFFER_KB * 1024 / RingTurnover.CLEARS_PER_TURN / keptPerChunk;
         commitChunksEndingEarly(s, perClear - 1);
         await(s.consumer.flush(5000));
