@@ -8,6 +8,8 @@ interface FileTarget extends AutoCloseable {
     /**
      * Writes {@code buffer}'s [0, {@code length}) at file position {@code position}. A target that is not
      * {@link #positional} is written in order, by one thread at a time: the position only names the place.
+     * A write that fails after the file took some of its bytes throws {@link PartlyWrittenException},
+     * which says how many.
      */
     void write(ByteBuffer buffer, int length, long position) throws IOException;
 

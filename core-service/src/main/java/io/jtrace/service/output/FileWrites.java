@@ -93,6 +93,10 @@ final class FileWrites {
         try {
             target.write(bytes, length, position);
             BYTES_WRITTEN.getAndAdd(this, (long) length);
+        } catch (PartlyWrittenException e) {
+            // Counted before the failure is kept: whoever sees the failure sees these bytes counted too.
+            BYTES_WRITTEN.getAndAdd(this, e.written());
+            fail(e.getCause());
         } catch (Throwable t) {
             fail(t);
         }

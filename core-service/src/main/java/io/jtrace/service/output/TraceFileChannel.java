@@ -64,6 +64,19 @@ final class TraceFileChannel implements FileTarget {
     @Override
     public void write(ByteBuffer buffer, int length, long position) throws IOException {
         ByteBuffer source = buffer.duplicate().clear().limit(length);
+        try {
+            writeAll(source, position);
+        } catch (IOException e) {
+            // The source's position is how far the writes got: a pipe's write that returned a part of the
+            // bytes before its reader went away, and a file's at positions below that, took them.
+            if (source.position() > 0) {
+                throw new PartlyWrittenException(source.position(), e);
+            }
+            throw e;
+        }
+    }
+
+    private void writeAll(ByteBuffer source, long position) throws IOException {
         if (!positional) {
             while (source.hasRemaining()) {
                 channel.write(source);

@@ -48,6 +48,42 @@ class FileWritesTest {
         assertEquals(RANGE, log.file().bytesWritten(), "nothing more after the close");
     }
 
+    /**
+     * A pipe's write that put part of its bytes into the pipe before the reader went away: the part is
+     * counted (the reader may have got it), and nothing after it.
+     */
+    @Test
+    void aWriteThatFailedPartWayCountsTheBytesTheFileTookBeforeItFailed() throws Exception {
+        int part = 5;
+        FileLog log = new FileLog(new FileTarget() {
+            private int writes;
+
+            @Override
+            public void write(ByteBuffer buffer, int length, long position) throws IOException {
+                if (writes++ > 0) {
+                    throw new PartlyWrittenException(part, new IOException("Broken pipe"));
+                }
+            }
+
+            @Override
+            public boolean positional() {
+                return false;
+            }
+
+            @Override
+            public void close() {}
+        }, 4 * RANGE, false);
+        append(log);
+        log.consumeNow();
+        append(log);
+        log.consumeNow();
+
+        assertEquals(2 * RANGE, log.position(), "positions given");
+        assertEquals(RANGE + part, log.file().bytesWritten(), "the first write, and the part of the second the pipe took");
+        IOException failure = assertThrows(IOException.class, log::sync);
+        assertEquals(IOException.class, failure.getCause().getClass(), "the pipe's own error is the one reported");
+    }
+
     @Test
     void aFileWrittenToTheEndTookEveryByteItWasGiven() throws Exception {
         FileLog log = new FileLog(new FileTarget() {
