@@ -72,10 +72,12 @@ class ServiceStressTest {
     private static final int PACKETS_PER_WRITER = (STRESS ? 10_000_000 : 1_000_000) / WRITERS;
     private static final int BUFFER_KB = 32 * 1024;
     /**
-     * Writers stay at most this many bytes (as {@link Content#weight()} counts them) ahead of the last
-     * packet the consumer got from them, so the 32 MiB trace buffer never has to overwrite: 8 writers ×
-     * 1 MiB (plus a packet each) is a quarter of it. A liveness wait, bounded by
-     * {@link #NO_PROGRESS_LIMIT_NANOS}.
+     * Writers keep at most this many bytes (as {@link Content#weight()} counts them) written into the SMB
+     * and not yet delivered to the consumer, so the 32 MiB trace buffer never has to overwrite: 8 writers ×
+     * 1 MiB (plus a packet each) is a quarter of it. Packets a writer dropped do not count: they never
+     * reach the buffer, and counting them until the writer's next packet got through made a writer whose
+     * last packets were dropped wait for a delivery only that next packet could bring. A liveness wait,
+     * bounded by {@link #NO_PROGRESS_LIMIT_NANOS}.
      */
     private static final long WINDOW_BYTES = 1024 * 1024;
     /** Liveness only: how long a writer may wait for the consumer, or the consumer see no packets, before we call it hung. */
@@ -439,7 +441,10 @@ class ServiceStressTest {
         long packetsWritten;
         long droppedPackets;
         int writerId;
-        /** Weight of the packets this writer has written (or dropped). */
+        /**
+         * Weight of the packets this writer has written into the SMB: not the ones it dropped, which never
+         * reach the buffer and which no delivery would ever account for until its next packet got through.
+         */
         private long sent;
 
         WriterThread(int index, DataSourceContext context, long seed, Verifier verifier, Errors errors) {
@@ -474,12 +479,13 @@ class ServiceStressTest {
                     writer.endPacket();
                     written++;
                     lastDropped = writer.droppedPackets() != droppedBefore;
-                    sent += content.weight();
                     if (lastDropped) {
                         dropped.set(seq);
                         // The SMB is full: let the commit thread and the service free some of it, so that under
                         // the DROP policy packets get through between the drops.
                         LockSupport.parkNanos(100_000);
+                    } else {
+                        sent += content.weight();
                     }
                 }
                 packetsWritten = writer.packetsWritten();
@@ -498,7 +504,7 @@ class ServiceStressTest {
             }
         }
 
-        /** Liveness wait: stay within {@link #WINDOW_BYTES} of what the consumer has checked. */
+        /** Liveness wait: at most {@link #WINDOW_BYTES} written into the SMB and not yet delivered. */
         private void waitForConsumer() {
             if (sent - verifier.checkedWeight.get(index) <= WINDOW_BYTES) {
                 return;
@@ -579,7 +585,7 @@ class ServiceStressTest {
         private final Content content = new Content();
         private final Regenerator regen = new Regenerator();
         final Sequence[] sequences = new Sequence[WRITERS];
-        /** Per writer, the weight of its packets checked so far: what the writers pace themselves by. */
+        /** Per writer, the weight of its packets delivered and checked so far: what the writers pace themselves by. */
         final AtomicLongArray checkedWeight = new AtomicLongArray(WRITERS);
         long producerPackets;
         TraceStats traceStats;
@@ -665,14 +671,10 @@ class ServiceStressTest {
                     errors.add(where + ": first_packet_on_sequence after seq " + s.lastSeq);
                 }
             }
-            // The writers pace themselves by this: every packet up to this one is now either delivered or
-            // not coming any more (dropped by its writer, or lost, which the final checks report).
-            long weight = 0;
-            for (long skipped = s.lastSeq + 1; skipped <= seq; skipped++) {
-                content.fill(seed, writer, skipped);
-                weight += content.weight();
-            }
-            checkedWeight.addAndGet(writer, weight);
+            // The writers pace themselves by this: the weight delivered, against the weight they put into
+            // the SMB (a lost packet, which the final checks report, stays outstanding).
+            content.fill(seed, writer, seq);
+            checkedWeight.addAndGet(writer, content.weight());
             s.lastSeq = seq;
             int length = regen.encode(content, writer, seq);
             int start = WireFormat.RESERVED_SIZE_BYTES;
