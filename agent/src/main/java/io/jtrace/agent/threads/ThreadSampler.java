@@ -298,14 +298,8 @@ final class ThreadSampler implements Sampler {
             renamed = !name.equals(was);
         }
         boolean republishCpu = false;
-        if (t.describedEpoch[i] != sequence.epoch()) {
-            t.describedEpoch[i] = sequence.epoch();
-            describe(i, name);
-            sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
-            if (cpuTime) {
-                sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
-                republishCpu = true;
-            }
+        if (describeInThisEpoch(i, name)) {
+            republishCpu = cpuTime;
         } else if (renamed) {
             describe(i, name);
         }
@@ -371,6 +365,26 @@ final class ThreadSampler implements Sampler {
         }
     }
 
+    /**
+     * Describes the thread's track and the tracks under it unless the sequence has done so since its last
+     * header (an incremental-state clear, or a loss, which the descriptors may have been part of): every
+     * event on them must follow a descriptor in its own epoch, or a ring that overwrote the older one
+     * leaves it on a track the trace never names. Returns whether it did.
+     */
+    private boolean describeInThisEpoch(int i, String name) {
+        ThreadTable t = table;
+        if (t.describedEpoch[i] == sequence.epoch()) {
+            return false;
+        }
+        t.describedEpoch[i] = sequence.epoch();
+        describe(i, name);
+        sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
+        if (cpuTime) {
+            sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+        }
+        return true;
+    }
+
     private void describe(int i, String name) {
         ProtoWriter p = sequence.writer().beginPacket();
         sequence.process().writeThreadDescriptor(p, table.trackUuid[i], table.tid[i], name);
@@ -400,7 +414,15 @@ final class ThreadSampler implements Sampler {
         return sequence.endEvent();
     }
 
+    /**
+     * The thread's last stretch and its end. It may end in the first sample of a new epoch, before any
+     * sample described it there (or right after its placement's descriptors were lost): described first.
+     */
     private void ended(int i, long now) {
+        describeInThisEpoch(i, table.name[i]);
+        if (!table.announced[i]) {
+            table.announced[i] = announce(i);
+        }
         if (table.state[i] != ThreadTable.NO_STATE) {
             writeStretch(i, now);
         }

@@ -147,6 +147,34 @@ class ThreadsDataSourceTest {
         assertStretchesWhole(trace);
     }
 
+    /**
+     * A thread that ends in the first sample after an incremental-state clear has its end written in the
+     * new epoch, before any sample there described it: its tracks are described again first, or a ring
+     * that overwrote the earlier descriptors would hold its last events on a track the trace never names.
+     */
+    @Test
+    void aThreadThatEndsRightAfterAClearIsDescribedAgainBeforeItsLastEvents() throws Exception {
+        Subject ending = subject("tst-ending");
+        ending.awaitOlderThanADumpCanTell();
+        long t0 = System.nanoTime();
+        sequence.beginSample();
+        sampler.first(t0);
+        sample(t0 + 1_000);
+        sequence.clearIncrementalState();
+        ending.end();
+        sample(t0 + 2_000);
+        sequence.beginSample();
+        sampler.last(t0 + 3_000);
+        DecodedSequences trace = decode();
+
+        assertEquals(List.of(), trace.undecodable(), "every event follows its track's descriptor in its epoch");
+        assertEquals(2, trace.descriptors(process.threadUuid(ending.tid)).size(),
+                "described at the first sample, and again after the clear");
+        assertEquals(List.of("thread", "thread end"), instants(trace, ending).stream().map(e -> e.event().getName()).toList());
+        assertEquals(List.of(new Stretch("WAITING", t0, t0 + 2_000)), stretches(trace, ending));
+        assertStretchesWhole(trace);
+    }
+
     private Subject subject(String name) throws InterruptedException {
         Subject s = new Subject(name);
         subjects.add(s);
