@@ -2,7 +2,9 @@ package io.jtrace.service;
 
 import static io.jtrace.service.ServiceTesting.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -18,15 +20,17 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A session streaming into a pipe (a FIFO, as {@code file=} may name one) whose reader goes away part of
- * the way through: the session stops with the write's error, its status reports what the pipe took
+ * Sessions streaming into a pipe (a FIFO, as {@code file=} may name one). One whose reader goes away part
+ * of the way through: the session stops with the write's error, its status reports what the pipe took
  * rather than what the service handed to the file, what the reader got is the trace's first packets
  * whole, and the service goes on serving. ({@code FileWritesTest} proves the count on a simulated pipe;
  * this runs the service end to end into a real one.)
@@ -58,9 +62,7 @@ class PipeReaderLeavesTest {
 
     @Test
     void aPipeWhoseReaderLeavesStopsItsSessionWhoseStatusCountsWhatThePipeTook() throws Exception {
-        Path fifo = dir.resolve("trace.fifo");
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
-        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        Path fifo = fifo("trace.fifo");
         // Opened before the session starts: the service's open of a FIFO waits for a reader.
         CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
             try (InputStream in = Files.newInputStream(fifo)) {
@@ -109,6 +111,30 @@ class PipeReaderLeavesTest {
 
         ServiceStatus after = await(service.status());
         assertEquals(1, after.producers().size(), "the service still serves its producer");
+    }
+
+    /**
+     * A pipe nobody has open for reading: the open for writing would wait for a reader for as long as it
+     * takes, holding the service's thread. The start fails at once instead, and says what is missing.
+     */
+    @Test
+    void aSessionIntoAPipeNobodyReadsFailsToStartAndSaysWhy() throws Exception {
+        Path fifo = fifo("nobody.fifo");
+        ConsumerEndpoint consumer = service.connectConsumer(error -> { });
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(consumer.enableTracing(
+                ServiceTesting.config(256, "src").toBuilder().setWriteIntoFile(true).setOutputPath(fifo.toString()).build())));
+        assertInstanceOf(InvalidConfigException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("no process has the pipe " + fifo + " open for reading"),
+                e.getCause().getMessage());
+        assertEquals(List.of(), await(service.status()).sessions(), "no session is left behind");
+    }
+
+    /** A FIFO in the test's folder (the test is skipped where mkfifo is missing). */
+    private Path fifo(String name) throws IOException, InterruptedException {
+        Path fifo = dir.resolve(name);
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo");
+        return fifo;
     }
 
     /**

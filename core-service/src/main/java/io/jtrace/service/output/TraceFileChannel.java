@@ -41,10 +41,15 @@ final class TraceFileChannel implements FileTarget {
         this.positional = positional;
     }
 
-    /** Creates or truncates {@code file} (a pipe or a device is opened as it is). */
+    /**
+     * Creates or truncates {@code file} (a pipe or a device is opened as it is; a pipe only once a reader
+     * has it open, see {@link PipeOpening}).
+     */
     static TraceFileChannel open(Path file) throws IOException {
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        FileChannel channel = PipeOpening.isPipe(file)
+                ? PipeOpening.openForWriting(file, PipeOpening.READER_WAIT_MILLIS)
+                : FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING);
         // Read after the open: the path names what was opened (a file created by the open is regular).
         return new TraceFileChannel(file, channel, Files.isRegularFile(file), fileKeyOf(file));
     }
