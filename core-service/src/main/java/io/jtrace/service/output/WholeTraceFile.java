@@ -100,10 +100,13 @@ public final class WholeTraceFile implements AutoCloseable {
             // really in (which a textual ".." would get wrong below a linked directory).
             path = path.resolveSibling(Files.readSymbolicLink(path));
         }
+        String named = target + (path.equals(target) ? "" : " (" + path + ")");
+        if (Files.isDirectory(path)) {
+            throw new IOException(named + " is a directory: name a file in it");
+        }
         if (Files.exists(path) && !Files.isRegularFile(path)) {
-            throw new IOException(target + (path.equals(target) ? "" : " (" + path + ")")
-                    + " is not a regular file: a trace written whole is moved into place over it, which would"
-                    + " remove it (stream into it instead)");
+            throw new IOException(named + " is not a regular file: a trace written whole is moved into place over"
+                    + " it, which would remove it (stream into it instead)");
         }
         return path;
     }

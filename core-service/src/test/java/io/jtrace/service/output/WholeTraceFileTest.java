@@ -110,7 +110,10 @@ class WholeTraceFileTest {
         Path emptyDirectory = Files.createDirectory(dir.resolve("empty-directory"));
         for (Path target : List.of(fifo, emptyDirectory)) {
             IOException e = assertThrows(IOException.class, () -> WholeTraceFile.beside(target));
-            assertTrue(e.getMessage().contains("is not a regular file"), e.getMessage());
+            // A pipe could be streamed into instead; a directory only names where a file could go.
+            String reason = target.equals(fifo) ? "is not a regular file" : "is a directory: name a file in it";
+            assertTrue(e.getMessage().contains(reason), e.getMessage());
+            assertEquals(target.equals(fifo), e.getMessage().contains("stream into it instead"), e.getMessage());
             assertTrue(Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS), target + " still there");
             assertFalse(Files.isRegularFile(target));
         }
