@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.CodedInputStream;
-import io.jtrace.producer.DataSourceContext;
-import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.status.ServiceStatus;
 import io.jtrace.service.status.SessionStatus;
@@ -24,8 +22,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -47,18 +45,12 @@ class PipeReaderLeavesTest {
     @TempDir
     Path dir;
 
-    private final TracingService service = new TracingService(
-            new ServiceConfig(1024 * 1024, 4096, null, 8, 1L << 30, 5000));
-    private final CompletableFuture<DataSourceContext> context = new CompletableFuture<>();
-    private ProducerClient producer;
+    @RegisterExtension
+    final Closer closer = new Closer();
 
-    @AfterEach
-    void close() {
-        if (producer != null) {
-            producer.close();
-        }
-        service.close();
-    }
+    private final TracingService service = closer.add(new TracingService(
+            new ServiceConfig(1024 * 1024, 4096, null, 8, 1L << 30, 5000)));
+    private SourceProducer producer;
 
     @Test
     void aPipeWhoseReaderLeavesStopsItsSessionWhoseStatusCountsWhatThePipeTook() throws Exception {
@@ -71,14 +63,13 @@ class PipeReaderLeavesTest {
                 throw new UncheckedIOException(e);
             }
         });
-        producer = ServiceTesting.producerClient(service, "p", 1, 1, new TestDataSource("src",
-                (ctx, cfg) -> TestDataSource.onStart(() -> context.complete(ctx))));
+        producer = closer.add(new SourceProducer(service));
         CompletableFuture<String> disabled = new CompletableFuture<>();
         ConsumerEndpoint consumer = service.connectConsumer(disabled::complete);
         long id = await(consumer.enableTracing(ServiceTesting.config(256, "src").toBuilder()
                 .setWriteIntoFile(true).setOutputPath(fifo.toString()).build()));
 
-        TraceWriter writer = await(context).newTraceWriter();
+        TraceWriter writer = await(producer.context).newTraceWriter();
         long written = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ServiceTesting.WAIT_SECONDS);
         // Writes on until the session stops: the pipe fills once its reader has its bytes, and the write

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jtrace.producer.DataSourceContext;
-import io.jtrace.producer.ProducerClient;
 import io.jtrace.protos.Trace;
 import io.jtrace.protos.TracePacket;
 import io.jtrace.service.status.DumpResult;
@@ -17,10 +15,9 @@ import io.jtrace.shm.writer.TraceWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@link TracingService#dump} (a running session's trace written while it goes on) and {@link TracingService#status}. */
@@ -28,22 +25,15 @@ class SessionDumpAndStatusTest {
     @TempDir
     Path dir;
 
-    private final TracingService service = new TracingService(
-            new ServiceConfig(64 * 1024, 4096, null, 8, 1L << 30, 5000));
-    private final CompletableFuture<DataSourceContext> context = new CompletableFuture<>();
-    private ProducerClient producer;
+    @RegisterExtension
+    final Closer closer = new Closer();
 
-    @AfterEach
-    void close() {
-        if (producer != null) {
-            producer.close();
-        }
-        service.close();
-    }
+    private final TracingService service = closer.add(new TracingService(
+            new ServiceConfig(64 * 1024, 4096, null, 8, 1L << 30, 5000)));
+    private SourceProducer producer;
 
     private void connectProducer() {
-        producer = ServiceTesting.producerClient(service, "p", 1, 1, new TestDataSource("src",
-                (ctx, cfg) -> TestDataSource.onStart(() -> context.complete(ctx))));
+        producer = closer.add(new SourceProducer(service));
     }
 
     private static List<TracePacket> fileTrace(Path file) throws Exception {
@@ -55,7 +45,7 @@ class SessionDumpAndStatusTest {
         connectProducer();
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         long id = await(consumer.enableTracing(ServiceTesting.config(1024, "src")));
-        TraceWriter writer = await(context).newTraceWriter();
+        TraceWriter writer = await(producer.context).newTraceWriter();
         for (int i = 0; i < 300; i++) {
             TestPackets.write(writer, 7, i);
         }
@@ -118,7 +108,7 @@ class SessionDumpAndStatusTest {
         ConsumerEndpoint consumer = service.connectConsumer(error -> { });
         long id = await(consumer.enableTracing(ServiceTesting.config(256, "src").toBuilder()
                 .setUniqueSessionName("mine").build()));
-        TraceWriter writer = await(context).newTraceWriter();
+        TraceWriter writer = await(producer.context).newTraceWriter();
         long packetBytes = 0;
         for (int i = 0; i < 100; i++) {
             TestPackets.write(writer, 7, i);

@@ -67,9 +67,7 @@ class ThreadsDataSourceTest {
     void threadsAtTheStartAreDumpedAUniqueNewNameIsPlacedByNameAndTwinsWaitForTheNextDump() throws Exception {
         Subject early = subject("tst-early");
         early.awaitOlderThanADumpCanTell();
-        long t0 = System.nanoTime();
-        sequence.beginSample();
-        sampler.first(t0);
+        long t0 = firstSample();
         Subject solo = subject("tst-solo");
         Subject twinA = subject("tst-twin");
         Subject twinB = subject("tst-twin");
@@ -77,9 +75,7 @@ class ThreadsDataSourceTest {
         sample(t0 + 2_000);
         sample(t0 + 3_000);
         sample(t0 + DUMP_ALLOWED);
-        sequence.beginSample();
-        sampler.last(t0 + DUMP_ALLOWED + 1_000);
-        DecodedSequences trace = decode();
+        DecodedSequences trace = lastSampleAndDecode(t0 + DUMP_ALLOWED + 1_000);
 
         assertEquals(List.of(), trace.undecodable());
         // Running at the start: placed by the first sample's dump, announced at the session's start.
@@ -114,9 +110,7 @@ class ThreadsDataSourceTest {
         Subject idle = subject("tst-idle");
         worker.awaitOlderThanADumpCanTell();
         idle.awaitOlderThanADumpCanTell();
-        long t0 = System.nanoTime();
-        sequence.beginSample();
-        sampler.first(t0);
+        long t0 = firstSample();
         worker.thread.setName("tst-worker-renamed");
         sample(t0 + 1_000);
         worker.toTimedWait.countDown();
@@ -125,9 +119,7 @@ class ThreadsDataSourceTest {
         worker.end();
         sample(t0 + 3_000);
         sample(t0 + 4_000);
-        sequence.beginSample();
-        sampler.last(t0 + 5_000);
-        DecodedSequences trace = decode();
+        DecodedSequences trace = lastSampleAndDecode(t0 + 5_000);
 
         assertEquals(List.of(), trace.undecodable());
         assertEquals(List.of("tst-worker", "tst-worker-renamed"), threadNames(trace, worker),
@@ -156,16 +148,12 @@ class ThreadsDataSourceTest {
     void aThreadThatEndsRightAfterAClearIsDescribedAgainBeforeItsLastEvents() throws Exception {
         Subject ending = subject("tst-ending");
         ending.awaitOlderThanADumpCanTell();
-        long t0 = System.nanoTime();
-        sequence.beginSample();
-        sampler.first(t0);
+        long t0 = firstSample();
         sample(t0 + 1_000);
         sequence.clearIncrementalState();
         ending.end();
         sample(t0 + 2_000);
-        sequence.beginSample();
-        sampler.last(t0 + 3_000);
-        DecodedSequences trace = decode();
+        DecodedSequences trace = lastSampleAndDecode(t0 + 3_000);
 
         assertEquals(List.of(), trace.undecodable(), "every event follows its track's descriptor in its epoch");
         assertEquals(2, trace.descriptors(process.threadUuid(ending.tid)).size(),
@@ -179,6 +167,21 @@ class ThreadsDataSourceTest {
         Subject s = new Subject(name);
         subjects.add(s);
         return s;
+    }
+
+    /** The session's first sample, taken now; returns its time. */
+    private long firstSample() {
+        long t0 = System.nanoTime();
+        sequence.beginSample();
+        sampler.first(t0);
+        return t0;
+    }
+
+    /** The session's last sample, at {@code now}, and what the sequence holds then. */
+    private DecodedSequences lastSampleAndDecode(long now) throws Exception {
+        sequence.beginSample();
+        sampler.last(now);
+        return decode();
     }
 
     private void sample(long now) {

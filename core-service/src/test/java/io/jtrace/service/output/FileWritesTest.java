@@ -12,14 +12,23 @@ import org.junit.jupiter.api.Test;
 class FileWritesTest {
     private static final int RANGE = 16;
 
-    /** A pipe whose reader goes away after the first write: every later write fails. */
+    /**
+     * A pipe whose reader goes away after the first write: every later write fails, having put
+     * {@code takenBeforeFailing} of its bytes into the pipe first.
+     */
     private static final class ReaderGoneAfterOneWrite implements FileTarget {
+        private final int takenBeforeFailing;
         private int writes;
+
+        ReaderGoneAfterOneWrite(int takenBeforeFailing) {
+            this.takenBeforeFailing = takenBeforeFailing;
+        }
 
         @Override
         public void write(ByteBuffer buffer, int length, long position) throws IOException {
             if (writes++ > 0) {
-                throw new IOException("Broken pipe");
+                IOException broken = new IOException("Broken pipe");
+                throw takenBeforeFailing > 0 ? new PartlyWrittenException(takenBeforeFailing, broken) : broken;
             }
         }
 
@@ -34,7 +43,7 @@ class FileWritesTest {
 
     @Test
     void aFileWhoseWritesFailedReportsTheBytesItTookNotTheBytesItWasGiven() throws Exception {
-        FileLog log = new FileLog(new ReaderGoneAfterOneWrite(), 4 * RANGE, false);
+        FileLog log = new FileLog(new ReaderGoneAfterOneWrite(0), 4 * RANGE, false);
         append(log);
         log.consumeNow();
         append(log);
@@ -55,24 +64,7 @@ class FileWritesTest {
     @Test
     void aWriteThatFailedPartWayCountsTheBytesTheFileTookBeforeItFailed() throws Exception {
         int part = 5;
-        FileLog log = new FileLog(new FileTarget() {
-            private int writes;
-
-            @Override
-            public void write(ByteBuffer buffer, int length, long position) throws IOException {
-                if (writes++ > 0) {
-                    throw new PartlyWrittenException(part, new IOException("Broken pipe"));
-                }
-            }
-
-            @Override
-            public boolean positional() {
-                return false;
-            }
-
-            @Override
-            public void close() {}
-        }, 4 * RANGE, false);
+        FileLog log = new FileLog(new ReaderGoneAfterOneWrite(part), 4 * RANGE, false);
         append(log);
         log.consumeNow();
         append(log);
