@@ -68,6 +68,11 @@ final class ThreadSampler implements Sampler {
      * at most this many periods late (1 s at the default period), the first of it in one step.
      */
     static final int STILL_RUNNABLE_CPU_READ_EVERY = 10;
+    /**
+     * Times a thread's descriptors are written in one go when a loss took the previous ones: a loss
+     * means the SMB is full, and the next header then cannot be written either, which ends the tries.
+     */
+    private static final int DESCRIBE_ATTEMPTS = 3;
     /** Slots per {@link #sampleBlock} call. */
     static final int BLOCK = 32;
     private Thread[] live = new Thread[64];
@@ -369,20 +374,24 @@ final class ThreadSampler implements Sampler {
      * Describes the thread's track and the tracks under it unless the sequence has done so since its last
      * header (an incremental-state clear, or a loss, which the descriptors may have been part of): every
      * event on them must follow a descriptor in its own epoch, or a ring that overwrote the older one
-     * leaves it on a track the trace never names. Returns whether it did.
+     * leaves it on a track the trace never names. The header is brought up to date first (a loss earlier
+     * in this sample starts a new epoch at the next event), and again after the descriptors, which a loss
+     * may take too; a sequence that cannot write its header (the SMB full) writes no event either.
+     * Returns whether it described them.
      */
     private boolean describeInThisEpoch(int i, String name) {
         ThreadTable t = table;
-        if (t.describedEpoch[i] == sequence.epoch()) {
-            return false;
+        boolean described = false;
+        for (int attempt = 0; attempt < DESCRIBE_ATTEMPTS && sequence.ready() && t.describedEpoch[i] != sequence.epoch(); attempt++) {
+            t.describedEpoch[i] = sequence.epoch();
+            describe(i, name);
+            sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
+            if (cpuTime) {
+                sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+            }
+            described = true;
         }
-        t.describedEpoch[i] = sequence.epoch();
-        describe(i, name);
-        sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
-        if (cpuTime) {
-            sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
-        }
-        return true;
+        return described;
     }
 
     private void describe(int i, String name) {

@@ -63,9 +63,10 @@ public final class PolledSequence {
      * needs incremental state after a loss until the next header); false when even the header could not
      * be written (the SMB is full), so the caller writes nothing it could not decode. Checked before
      * every event, not once per sample: a loss in the middle of a sample must not leave the rest of it
-     * undecodable.
+     * undecodable. A caller that describes tracks checks it first too, so that the descriptors and the
+     * events after them fall in the same {@link #epoch}.
      */
-    private boolean ready() {
+    public boolean ready() {
         if (!headerWritten || clearRequested || drops != writer.droppedPackets()) {
             writeHeader();
         }

@@ -13,9 +13,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * Opens a named pipe (FIFO) for writing without letting a missing reader hold the caller, the service's
  * thread: such an open blocks until some process opens the pipe for reading. It runs on a thread of its
- * own; when no reader has come within {@link #READER_WAIT_MILLIS}, this side opens the pipe for reading
- * itself, which lets the pending open through, closes both ends and reports what is missing. (Java
- * cannot ask for O_NONBLOCK, which would fail the open at once.)
+ * own; when no reader has come within {@link #READER_WAIT_MILLIS}, the caller gets an error that says what
+ * is missing, and another thread opens the pipe for reading, which lets the pending open through; both
+ * ends are then closed. (Java cannot ask for O_NONBLOCK, which would fail the open at once.)
  */
 final class PipeOpening {
     /** How long a session's start waits for the pipe's reader. */
@@ -50,28 +50,56 @@ final class PipeOpening {
         try {
             return opened.get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            abandon(pipe, opened);
+            FileChannel justOpened = abandon(pipe, opened);
+            if (justOpened != null) {
+                return justOpened;
+            }
             throw new IOException("no process has the pipe " + pipe + " open for reading; start its reader first"
                     + " (e.g. cat " + pipe + " > trace.pftrace)");
         } catch (ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (InterruptedException e) {
-            abandon(pipe, opened);
+            FileChannel justOpened = abandon(pipe, opened);
             Thread.currentThread().interrupt();
+            closeQuietly(justOpened);
             throw new IOException("interrupted while waiting for the reader of the pipe " + pipe);
         }
     }
 
     /**
-     * Lets the pending open through by opening the pipe for reading, then closes both ends. A reader that
-     * came meanwhile has the pipe open too, and reads an empty stream.
+     * Gives up on the pending open without waiting for it: returns its channel if a reader came just now;
+     * otherwise whatever it yields later is closed, and a thread of its own opens the pipe for reading,
+     * which lets the open through (that thread, not the caller, waits should no writer ever come). A
+     * reader that comes meanwhile reads an empty stream.
      */
-    private static void abandon(Path pipe, CompletableFuture<FileChannel> opened) {
-        try (FileChannel reader = FileChannel.open(pipe, StandardOpenOption.READ)) {
-            opened.join().close();
-        } catch (IOException | RuntimeException e) {
-            // The pending open failed by itself (join's CompletionException), or the pipe cannot be opened
-            // for reading: the caller's error says what matters, that no reader came.
+    private static FileChannel abandon(Path pipe, CompletableFuture<FileChannel> opened) {
+        FileChannel now = opened.isDone() && !opened.isCompletedExceptionally() ? opened.join() : null;
+        if (now != null) {
+            return now;
+        }
+        opened.thenAccept(PipeOpening::closeQuietly);
+        if (!opened.isDone()) {
+            Thread releaser = new Thread(() -> {
+                try {
+                    FileChannel.open(pipe, StandardOpenOption.READ).close();
+                } catch (IOException e) {
+                    // Not readable by this user: the pending open waits for a reader of the pipe's own.
+                }
+            }, "jtrace-pipe-release");
+            releaser.setDaemon(true);
+            releaser.start();
+        }
+        return null;
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Nothing was written through it.
         }
     }
 }

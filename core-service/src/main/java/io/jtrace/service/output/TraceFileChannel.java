@@ -50,8 +50,14 @@ final class TraceFileChannel implements FileTarget {
                 ? PipeOpening.openForWriting(file, PipeOpening.READER_WAIT_MILLIS)
                 : FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                         StandardOpenOption.TRUNCATE_EXISTING);
-        // Read after the open: the path names what was opened (a file created by the open is regular).
-        return new TraceFileChannel(file, channel, Files.isRegularFile(file), fileKeyOf(file));
+        try {
+            // Read after the open: the path names what was opened (a file created by the open is regular).
+            return new TraceFileChannel(file, channel, Files.isRegularFile(file), fileKeyOf(file));
+        } catch (IOException | RuntimeException e) {
+            // A pipe's reader must see the stream end, not wait for a writer nobody holds.
+            channel.close();
+            throw e;
+        }
     }
 
     /** A buffer for the writer to fill: direct memory, which the channel writes without copying it first. */

@@ -30,13 +30,13 @@ class PipeOpeningTest {
 
         IOException e = assertThrows(IOException.class, () -> TraceFileChannel.open(fifo));
         assertTrue(e.getMessage().contains("no process has the pipe " + fifo + " open for reading"), e.getMessage());
-        // The open that waited for a reader was let through and closed: no thread of ours still waits in it.
+        // The open that waited for a reader was let through and closed: no thread of ours still waits.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (openerAlive() && System.nanoTime() < deadline) {
+        while (pipeThreadsAlive() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertFalse(openerAlive(), "the pipe's opener thread ended");
-        // And no end of the pipe stayed open: a reader now finds no writer, so its first read ends the stream.
+        assertFalse(pipeThreadsAlive(), "the pipe's opening and releasing threads ended");
+        // And no write end stayed open: a new reader and writer meet, and the reader gets an empty stream.
         CompletableFuture<byte[]> read = readAll(fifo);
         try (TraceFileChannel channel = TraceFileChannel.open(fifo)) {
             assertFalse(channel.positional());
@@ -65,8 +65,9 @@ class PipeOpeningTest {
         assertEquals(1, Files.size(file));
     }
 
-    private static boolean openerAlive() {
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("jtrace-pipe-open"));
+    private static boolean pipeThreadsAlive() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("jtrace-pipe-open") || t.getName().equals("jtrace-pipe-release"));
     }
 
     private static CompletableFuture<byte[]> readAll(Path fifo) {
