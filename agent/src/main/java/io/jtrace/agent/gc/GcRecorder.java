@@ -157,7 +157,7 @@ final class GcRecorder implements NotificationListener {
         CollectorTrack track = tracks.computeIfAbsent(info.getGcName(),
                 name -> new CollectorTrack(sequence.process().namedUuid("gc:" + name),
                         GcDataSource.COLLECTOR_TRACK_PREFIX + name));
-        if (track.describedEpoch != sequence.epoch()) {
+        if (sequence.needsDescribing(track.describedEpoch)) {
             track.describedEpoch = sequence.epoch();
             sequence.describeSliceTrack(track.uuid, sequence.process().uuid(), track.name);
         }

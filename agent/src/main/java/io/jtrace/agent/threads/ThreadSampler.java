@@ -68,11 +68,6 @@ final class ThreadSampler implements Sampler {
      * at most this many periods late (1 s at the default period), the first of it in one step.
      */
     static final int STILL_RUNNABLE_CPU_READ_EVERY = 10;
-    /**
-     * Times a thread's descriptors are written in one go when a loss took the previous ones: a loss
-     * means the SMB is full, and the next header then cannot be written either, which ends the tries.
-     */
-    private static final int DESCRIBE_ATTEMPTS = 3;
     /** Slots per {@link #sampleBlock} call. */
     static final int BLOCK = 32;
     private Thread[] live = new Thread[64];
@@ -371,27 +366,23 @@ final class ThreadSampler implements Sampler {
     }
 
     /**
-     * Describes the thread's track and the tracks under it unless the sequence has done so since its last
-     * header (an incremental-state clear, or a loss, which the descriptors may have been part of): every
-     * event on them must follow a descriptor in its own epoch, or a ring that overwrote the older one
-     * leaves it on a track the trace never names. The header is brought up to date first (a loss earlier
-     * in this sample starts a new epoch at the next event), and again after the descriptors, which a loss
-     * may take too; a sequence that cannot write its header (the SMB full) writes no event either.
+     * Describes the thread's track and the tracks under it unless the sequence has done so in its current
+     * epoch ({@link PolledSequence#needsDescribing}): every event on them must follow a descriptor in its
+     * own epoch, or a ring that overwrote the older one leaves it on a track the trace never names.
      * Returns whether it described them.
      */
     private boolean describeInThisEpoch(int i, String name) {
         ThreadTable t = table;
-        boolean described = false;
-        for (int attempt = 0; attempt < DESCRIBE_ATTEMPTS && sequence.ready() && t.describedEpoch[i] != sequence.epoch(); attempt++) {
-            t.describedEpoch[i] = sequence.epoch();
-            describe(i, name);
-            sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
-            if (cpuTime) {
-                sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
-            }
-            described = true;
+        if (!sequence.needsDescribing(t.describedEpoch[i])) {
+            return false;
         }
-        return described;
+        t.describedEpoch[i] = sequence.epoch();
+        describe(i, name);
+        sequence.describeSliceTrack(t.stateUuid[i], t.trackUuid[i], ThreadsDataSource.STATE_TRACK);
+        if (cpuTime) {
+            sequence.describeCounter(t.cpuUuid[i], t.trackUuid[i], ThreadsDataSource.CPU_TRACK, CounterDescriptor.Unit.UNIT_TIME_NS);
+        }
+        return true;
     }
 
     private void describe(int i, String name) {

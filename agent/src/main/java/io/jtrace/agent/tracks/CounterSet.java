@@ -40,7 +40,7 @@ public final class CounterSet {
 
     private Counter counter(String name, CounterDescriptor.Unit unit) {
         Counter c = counters.computeIfAbsent(name, n -> new Counter(sequence.process().namedUuid("jvm-counter:" + n)));
-        if (c.describedEpoch != sequence.epoch()) {
+        if (sequence.needsDescribing(c.describedEpoch)) {
             sequence.describeCounter(c.uuid, sequence.process().uuid(), name, unit);
             c.describedEpoch = sequence.epoch();
             c.written = false; // a new epoch: what was written before may be gone with the old one

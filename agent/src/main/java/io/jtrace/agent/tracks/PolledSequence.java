@@ -63,10 +63,9 @@ public final class PolledSequence {
      * needs incremental state after a loss until the next header); false when even the header could not
      * be written (the SMB is full), so the caller writes nothing it could not decode. Checked before
      * every event, not once per sample: a loss in the middle of a sample must not leave the rest of it
-     * undecodable. A caller that describes tracks checks it first too, so that the descriptors and the
-     * events after them fall in the same {@link #epoch}.
+     * undecodable.
      */
-    public boolean ready() {
+    private boolean ready() {
         if (!headerWritten || clearRequested || drops != writer.droppedPackets()) {
             writeHeader();
         }
@@ -92,6 +91,18 @@ public final class PolledSequence {
     /** Which header the sequence is in: tracks described in an earlier one must be described again. */
     public int epoch() {
         return epoch;
+    }
+
+    /**
+     * Whether a track last described in epoch {@code describedIn} must be described now, before its next
+     * event; the caller then notes {@link #epoch()} as the track's. The header is brought up to date first
+     * ({@link #ready}): a loss earlier in the sample starts a new epoch at the next event, and that event
+     * must find its track described in it. False when nothing can be written now (the SMB is full): no
+     * event is written either. (Should a loss take the descriptors themselves, the next event starts a
+     * new epoch without them; the track is described again when its caller next asks.)
+     */
+    public boolean needsDescribing(int describedIn) {
+        return ready() && describedIn != epoch;
     }
 
     public TraceWriter writer() {

@@ -69,4 +69,34 @@ class PolledSequenceTest {
                     "the value lost to the full SMB is written when it can be, not taken as written");
         }
     }
+
+    /**
+     * A loss in the middle of a sample starts a new epoch at the next event. A track described before
+     * the loss is described again in it before its next event, or that event would be on a track its
+     * epoch never named (a ring that overwrote the older descriptor leaves it on no track at all).
+     */
+    @Test
+    void aTrackWrittenAfterALossInTheSameSampleIsDescribedAgainFirst() throws Exception {
+        try (RecordingContext context = new RecordingContext(dir, 4096)) {
+            PolledSequence sequence = new PolledSequence(new ProcessTrack(1, "test", 5), context);
+            CounterSet counters = new CounterSet(sequence);
+            sequence.open();
+            long value = 0;
+            long drops = context.droppedPackets();
+            while (context.droppedPackets() == drops) {
+                counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000 + value, ++value);
+            }
+            context.drain();
+            // Same sample, no beginSample(): the first look at the track after the loss.
+            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_000, -1);
+            sequence.close();
+
+            DecodedSequences trace = new DecodedSequences(context.read());
+            assertEquals(List.of(), trace.undecodable(), "events on a track not described in their epoch");
+            long track = trace.track(new ProcessTrack(1, "test", 5).uuid(), "c");
+            assertEquals(2, trace.descriptors(track).size(), "described at first and again after the loss");
+            List<Number> written = trace.counterValues(track);
+            assertEquals(-1L, written.get(written.size() - 1).longValue(), "the value after the loss is on the track");
+        }
+    }
 }

@@ -45,7 +45,7 @@ class PipeOpeningTest {
     }
 
     @Test
-    void aPipeWhoseReaderWaitsIsOpenedAndWrittenInOrder() throws Exception {
+    void aPipeWhoseReaderWaitsIsOpenedAtOnceAndItsReaderGetsTheBytes() throws Exception {
         Path fifo = fifo("read.fifo");
         CompletableFuture<byte[]> read = readAll(fifo);
         byte[] bytes = {1, 2, 3, 4, 5};
