@@ -10,6 +10,8 @@ import io.jtrace.protos.TracePacket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,55 +21,75 @@ import org.junit.jupiter.api.io.TempDir;
  * counter value lost to the full SMB is written again rather than remembered as written.
  */
 class PolledSequenceTest {
+    private static final ProcessTrack PROCESS = new ProcessTrack(1, "test", 5);
+
     @TempDir
     Path dir;
 
+    private RecordingContext context;
+    private PolledSequence sequence;
+    private CounterSet counters;
+
+    @BeforeEach
+    void open() throws Exception {
+        context = new RecordingContext(dir, 4096);
+        sequence = new PolledSequence(PROCESS, context);
+        counters = new CounterSet(sequence);
+        sequence.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        context.close();
+    }
+
+    /**
+     * Sets counter "c" to 1, 2, 3... until a value is dropped: the SMB's chunks are freed only by
+     * {@link RecordingContext#drain}. Returns the value dropped.
+     */
+    private long fillUntilADrop() {
+        long value = 0;
+        while (true) {
+            long drops = context.droppedPackets();
+            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000 + value, ++value);
+            if (context.droppedPackets() > drops) {
+                return value;
+            }
+        }
+    }
+
     @Test
     void afterALossEveryEventFollowsANewHeaderAndLostCounterValuesAreWrittenAgain() throws Exception {
-        try (RecordingContext context = new RecordingContext(dir, 4096)) {
-            PolledSequence sequence = new PolledSequence(new ProcessTrack(1, "test", 5), context);
-            CounterSet counters = new CounterSet(sequence);
-            sequence.open();
-            // The SMB's chunks are freed only by drain(): the sequence fills them until a sample is dropped.
-            long value = 0;
-            long lost = -1;
-            while (lost < 0) {
-                long drops = context.droppedPackets();
-                counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000 + value, ++value);
-                if (context.droppedPackets() > drops) {
-                    lost = value;
-                }
-            }
-            context.drain();
-            // Same sample, no beginSample(): the loss happened in the middle of it. The lost value is set
-            // again (a sampler whose source did not change), then a new one.
-            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_000, lost);
-            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_001, lost + 1);
-            sequence.close();
+        long lost = fillUntilADrop();
+        context.drain();
+        // Same sample, no beginSample(): the loss happened in the middle of it. The lost value is set
+        // again (a sampler whose source did not change), then a new one.
+        counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_000, lost);
+        counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_001, lost + 1);
+        sequence.close();
 
-            List<TracePacket> packets = context.read();
-            List<String> undecodable = new ArrayList<>();
-            boolean valid = false;
-            List<Long> values = new ArrayList<>();
-            for (TracePacket p : packets) {
-                if (p.getPreviousPacketDropped() != 0) {
-                    valid = false;
-                }
-                if ((p.getSequenceFlags() & 1) != 0) {
-                    valid = true;
-                }
-                if ((p.getSequenceFlags() & 2) != 0) {
-                    if (!valid) {
-                        undecodable.add(p.toString());
-                    }
-                    values.add(p.getTrackEvent().getCounterValue());
-                }
+        List<TracePacket> packets = context.read();
+        List<String> undecodable = new ArrayList<>();
+        boolean valid = false;
+        List<Long> values = new ArrayList<>();
+        for (TracePacket p : packets) {
+            if (p.getPreviousPacketDropped() != 0) {
+                valid = false;
             }
-            assertTrue(packets.stream().anyMatch(p -> p.getPreviousPacketDropped() != 0), "the loss is reported");
-            assertEquals(List.of(), undecodable, "packets trace_processor would skip");
-            assertEquals(List.of(lost, lost + 1), values.subList(values.size() - 2, values.size()),
-                    "the value lost to the full SMB is written when it can be, not taken as written");
+            if ((p.getSequenceFlags() & 1) != 0) {
+                valid = true;
+            }
+            if ((p.getSequenceFlags() & 2) != 0) {
+                if (!valid) {
+                    undecodable.add(p.toString());
+                }
+                values.add(p.getTrackEvent().getCounterValue());
+            }
         }
+        assertTrue(packets.stream().anyMatch(p -> p.getPreviousPacketDropped() != 0), "the loss is reported");
+        assertEquals(List.of(), undecodable, "packets trace_processor would skip");
+        assertEquals(List.of(lost, lost + 1), values.subList(values.size() - 2, values.size()),
+                "the value lost to the full SMB is written when it can be, not taken as written");
     }
 
     /**
@@ -77,26 +99,17 @@ class PolledSequenceTest {
      */
     @Test
     void aTrackWrittenAfterALossInTheSameSampleIsDescribedAgainFirst() throws Exception {
-        try (RecordingContext context = new RecordingContext(dir, 4096)) {
-            PolledSequence sequence = new PolledSequence(new ProcessTrack(1, "test", 5), context);
-            CounterSet counters = new CounterSet(sequence);
-            sequence.open();
-            long value = 0;
-            long drops = context.droppedPackets();
-            while (context.droppedPackets() == drops) {
-                counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000 + value, ++value);
-            }
-            context.drain();
-            // Same sample, no beginSample(): the first look at the track after the loss.
-            counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_000, -1);
-            sequence.close();
+        fillUntilADrop();
+        context.drain();
+        // Same sample, no beginSample(): the first look at the track after the loss.
+        counters.set("c", CounterDescriptor.Unit.UNIT_COUNT, 1_000_000, -1);
+        sequence.close();
 
-            DecodedSequences trace = new DecodedSequences(context.read());
-            assertEquals(List.of(), trace.undecodable(), "events on a track not described in their epoch");
-            long track = trace.track(new ProcessTrack(1, "test", 5).uuid(), "c");
-            assertEquals(2, trace.descriptors(track).size(), "described at first and again after the loss");
-            List<Number> written = trace.counterValues(track);
-            assertEquals(-1L, written.get(written.size() - 1).longValue(), "the value after the loss is on the track");
-        }
+        DecodedSequences trace = new DecodedSequences(context.read());
+        assertEquals(List.of(), trace.undecodable(), "events on a track not described in their epoch");
+        long track = trace.track(PROCESS.uuid(), "c");
+        assertEquals(2, trace.descriptors(track).size(), "described at first and again after the loss");
+        List<Number> written = trace.counterValues(track);
+        assertEquals(-1L, written.get(written.size() - 1).longValue(), "the value after the loss is on the track");
     }
 }
